@@ -1,0 +1,496 @@
+// batchsvd against cuSOLVER on the same GPU, in the same run.
+//
+// For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
+// gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n) and gesvdj called in a loop over a
+// subset of the batch (200 matrices for n <= 32, else 50; the time is scaled to the whole
+// batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled before
+// every run outside the timed region; times are CUDA events around the call after a warm-up,
+// the median of --reps runs (>= 10). batchsvd's errors e1-e4 are measured on the first
+// matrices of the batch against LAPACK; on a `geo` batch (kappa 1e10 double, 1e5 single) the
+// errors of gesvda are measured next to ours.
+//
+// Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
+//                           [--no-peers] [--label TEXT]
+// The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+#include "cuda/fused_plan.hpp"
+#include "testing/error_measures.hpp"
+#include "testing/generators.hpp"
+
+#ifndef BATCHSVD_GIT_COMMIT
+#define BATCHSVD_GIT_COMMIT "unknown"
+#endif
+
+using batchsvd::index_t;
+using batchsvd::real_t;
+
+namespace {
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            std::fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorName(e_), __FILE__, \
+                         __LINE__, #call);                                                    \
+            std::exit(2);                                                                     \
+        }                                                                                     \
+    } while (0)
+
+const double nan_ms = std::numeric_limits<double>::quiet_NaN();
+
+// ---- cuSOLVER per precision -----------------------------------------------------------------
+template <class T> struct Solver;
+#define BATCHSVD_SOLVER_(T, DT, L)                                                                \
+    template <> struct Solver<T> {                                                                \
+        using D = DT;                                                                             \
+        static cusolverStatus_t jb_size(cusolverDnHandle_t h, int m, int n, D* A, int lda,      \
+                                        real_t<T>* S, D* U, int ldu, D* V, int ldv, int* lw,     \
+                                        gesvdjInfo_t p, int batch) {                             \
+            return cusolverDn##L##gesvdjBatched_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, m, n, A,  \
+                                                          lda, S, U, ldu, V, ldv, lw, p, batch);  \
+        }                                                                                         \
+        static cusolverStatus_t jb(cusolverDnHandle_t h, int m, int n, D* A, int lda,           \
+                                   real_t<T>* S, D* U, int ldu, D* V, int ldv, D* w, int lw,     \
+                                   int* info, gesvdjInfo_t p, int batch) {                       \
+            return cusolverDn##L##gesvdjBatched(h, CUSOLVER_EIG_MODE_VECTOR, m, n, A, lda, S, U,  \
+                                               ldu, V, ldv, w, lw, info, p, batch);              \
+        }                                                                                         \
+        static cusolverStatus_t j_size(cusolverDnHandle_t h, int m, int n, D* A, int lda,       \
+                                       real_t<T>* S, D* U, int ldu, D* V, int ldv, int* lw,      \
+                                       gesvdjInfo_t p) {                                         \
+            return cusolverDn##L##gesvdj_bufferSize(h, CUSOLVER_EIG_MODE_VECTOR, 1, m, n, A, lda, \
+                                                   S, U, ldu, V, ldv, lw, p);                    \
+        }                                                                                         \
+        static cusolverStatus_t j(cusolverDnHandle_t h, int m, int n, D* A, int lda,            \
+                                  real_t<T>* S, D* U, int ldu, D* V, int ldv, D* w, int lw,      \
+                                  int* info, gesvdjInfo_t p) {                                   \
+            return cusolverDn##L##gesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 1, m, n, A, lda, S, U, ldu, \
+                                        V, ldv, w, lw, info, p);                                 \
+        }                                                                                         \
+        static cusolverStatus_t a_size(cusolverDnHandle_t h, int rank, int m, int n,            \
+                                       const D* A, int lda, long long sA, const real_t<T>* S,    \
+                                       long long sS, const D* U, int ldu, long long sU,          \
+                                       const D* V, int ldv, long long sV, int* lw, int batch) {  \
+            return cusolverDn##L##gesvdaStridedBatched_bufferSize(                               \
+                h, CUSOLVER_EIG_MODE_VECTOR, rank, m, n, A, lda, sA, S, sS, U, ldu, sU, V, ldv,   \
+                sV, lw, batch);                                                                   \
+        }                                                                                         \
+        static cusolverStatus_t a(cusolverDnHandle_t h, int rank, int m, int n, const D* A,     \
+                                  int lda, long long sA, real_t<T>* S, long long sS, D* U,       \
+                                  int ldu, long long sU, D* V, int ldv, long long sV, D* w,      \
+                                  int lw, int* info, double* nrm, int batch) {                   \
+            return cusolverDn##L##gesvdaStridedBatched(h, CUSOLVER_EIG_MODE_VECTOR, rank, m, n,  \
+                                                      A, lda, sA, S, sS, U, ldu, sU, V, ldv, sV, \
+                                                      w, lw, info, nrm, batch);                  \
+        }                                                                                         \
+    };
+BATCHSVD_SOLVER_(float, float, S)
+BATCHSVD_SOLVER_(double, double, D)
+BATCHSVD_SOLVER_(std::complex<float>, cuComplex, C)
+BATCHSVD_SOLVER_(std::complex<double>, cuDoubleComplex, Z)
+#undef BATCHSVD_SOLVER_
+
+template <class T> const char* precision_name() {
+    if constexpr (std::is_same_v<T, float>) return "float32";
+    else if constexpr (std::is_same_v<T, double>) return "float64";
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return "complex64";
+    else return "complex128";
+}
+
+// ---- fresh random data on the device ---------------------------------------------------------
+__device__ inline unsigned long long splitmix64(unsigned long long x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+/// Uniform in (0, 1): never zero.
+template <class R> __global__ void fill_uniform(R* p, std::size_t count, unsigned long long seed) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const unsigned long long r = splitmix64(seed * 0x2545F4914F6CDD1DULL + i);
+        p[i] = R((double(r >> 11) + 0.5) * 0x1.0p-53);
+    }
+}
+template <class T> void fill(T* p, std::size_t count, unsigned long long seed, cudaStream_t s) {
+    using R = real_t<T>;
+    const std::size_t n = count * (sizeof(T) / sizeof(R));
+    fill_uniform<R><<<1024, 256, 0, s>>>(reinterpret_cast<R*>(p), n, seed);
+    CK(cudaGetLastError());
+}
+
+template <class T> struct Dev {
+    T* p = nullptr;
+    explicit Dev(std::size_t n) { if (n) CK(cudaMalloc(&p, n * sizeof(T))); }
+    ~Dev() { if (p) cudaFree(p); }
+    Dev(const Dev&) = delete;
+    Dev& operator=(const Dev&) = delete;
+};
+
+double median(std::vector<double> v) {
+    if (v.empty()) return nan_ms;
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+/// Median over reps of the event time of `run`, after `refill` (untimed) and one warm-up.
+/// `run` returns false when the library refused or failed: the result is then NaN.
+double time_median(int reps, cudaStream_t s, const std::function<void(int)>& refill,
+                   const std::function<bool()>& run) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    refill(-1);
+    bool ok = run();
+    CK(cudaStreamSynchronize(s));
+    std::vector<double> t;
+    for (int r = 0; ok && r < reps; ++r) {
+        refill(r);
+        CK(cudaEventRecord(e0, s));
+        ok = run();
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t.push_back(ms);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return ok ? median(t) : nan_ms;
+}
+
+struct Row {
+    std::string precision;
+    index_t m, n, batch;
+    double ours = nan_ms, jbatched = nan_ms, gesvda = nan_ms, jloop = nan_ms;
+    index_t loop_subset = 0;
+    batchsvd::testing::Errors err;
+    index_t measured = 0;
+    double geo_kappa = 0;
+    batchsvd::testing::Errors geo_ours, geo_gesvda;
+    bool geo_gesvda_ok = false;
+};
+
+struct Env {
+    cudaStream_t stream;
+    cusolverDnHandle_t handle;
+    int reps;
+    bool peers;
+};
+
+unsigned long long g_seed = 0x1234;
+
+template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch) {
+    using S = Solver<T>;
+    using D = typename S::D;
+    using R = real_t<T>;
+    Row row;
+    row.precision = precision_name<T>();
+    row.m = m;
+    row.n = n;
+    row.batch = batch;
+    const index_t k = std::min(m, n);
+    const std::size_t na = std::size_t(m) * n * batch;
+    Dev<T> da(na), du(std::size_t(m) * k * batch), dv(std::size_t(n) * k * batch);
+    Dev<R> ds(std::size_t(k) * batch);
+    Dev<int> dinfo(batch);
+    cudaStream_t s = env.stream;
+    auto refill = [&](int) { fill(da.p, na, ++g_seed, s); };
+
+    batchsvd::Options opts;
+    opts.stream = s;
+    row.ours = time_median(env.reps, s, refill, [&] {
+        batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+        return true;
+    });
+    {  // errors of the last timed run on its first matrices
+        CK(cudaStreamSynchronize(s));
+        row.measured = std::min<index_t>(batch, n <= 32 ? 500 : 50);
+        std::vector<T> a(std::size_t(m) * n * row.measured), u(std::size_t(m) * k * row.measured),
+            v(std::size_t(n) * k * row.measured);
+        std::vector<R> sv(std::size_t(k) * row.measured);
+        std::vector<int> info(batch);
+        CK(cudaMemcpy(a.data(), da.p, a.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(u.data(), du.p, u.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(v.data(), dv.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+        row.err = batchsvd::testing::measure_batch<T>(m, n, row.measured, a.data(), sv.data(),
+                                                      u.data(), v.data());
+        const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
+        if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
+    }
+    if (!env.peers) return row;
+
+    gesvdjInfo_t params;
+    cusolverDnCreateGesvdjInfo(&params);
+    // gesvdjBatched: m, n <= 32, full U (m x m) and V (n x n).
+    if (m <= 32 && n <= 32) {
+        Dev<D> U(std::size_t(m) * m * batch), V(std::size_t(n) * n * batch);
+        int lw = 0;
+        if (S::jb_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p, U.p,
+                       int(m), V.p, int(n), &lw, params, int(batch)) == CUSOLVER_STATUS_SUCCESS) {
+            Dev<D> w(lw);
+            row.jbatched = time_median(env.reps, s, refill, [&] {
+                return S::jb(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p,
+                             U.p, int(m), V.p, int(n), w.p, lw, dinfo.p, params, int(batch)) ==
+                       CUSOLVER_STATUS_SUCCESS;
+            });
+        }
+    }
+    // gesvdaStridedBatched: m >= n, rank = n.
+    if (m >= n) {
+        int lw = 0;
+        const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
+        std::vector<double> nrm(batch);
+        if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
+                      ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
+                      reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
+                      int(batch)) == CUSOLVER_STATUS_SUCCESS) {
+            Dev<D> w(lw);
+            row.gesvda = time_median(env.reps, s, refill, [&] {
+                return S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m),
+                            sA, ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
+                            reinterpret_cast<D*>(dv.p), int(n), sV, w.p, lw, dinfo.p, nrm.data(),
+                            int(batch)) == CUSOLVER_STATUS_SUCCESS;
+            });
+        }
+    }
+    // gesvdj in a loop over a subset, scaled to the batch.
+    {
+        row.loop_subset = std::min<index_t>(batch, n <= 32 ? 200 : 50);
+        int lw = 0;
+        if (S::j_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p,
+                      reinterpret_cast<D*>(du.p), int(m), reinterpret_cast<D*>(dv.p), int(n), &lw,
+                      params) == CUSOLVER_STATUS_SUCCESS) {
+            Dev<D> w(lw);
+            const double t = time_median(env.reps, s, refill, [&] {
+                for (index_t b = 0; b < row.loop_subset; ++b)
+                    if (S::j(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p) + b * m * n,
+                             int(m), ds.p + b * k, reinterpret_cast<D*>(du.p) + b * m * k, int(m),
+                             reinterpret_cast<D*>(dv.p) + b * n * k, int(n), w.p, lw, dinfo.p + b,
+                             params) != CUSOLVER_STATUS_SUCCESS)
+                        return false;
+                return true;
+            });
+            row.jloop = t * double(batch) / double(row.loop_subset);
+        }
+    }
+    // Accuracy on a geo batch: gesvda next to ours.
+    if (m >= n) {
+        const index_t gb = std::min<index_t>(batch, 200);
+        row.geo_kappa = batchsvd::testing::default_condition<T>();
+        const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::geo, m, n,
+                                                            gb, 777, row.geo_kappa);
+        std::vector<T> u(std::size_t(m) * k * gb), v(std::size_t(n) * k * gb);
+        std::vector<R> sv(std::size_t(k) * gb);
+        std::vector<int> info(gb);
+        auto fetch = [&] {
+            CK(cudaStreamSynchronize(s));
+            CK(cudaMemcpy(u.data(), du.p, u.size() * sizeof(T), cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(v.data(), dv.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(info.data(), dinfo.p, gb * sizeof(int), cudaMemcpyDeviceToHost));
+        };
+        CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+        batchsvd::gesvd<T>(m, n, gb, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+        fetch();
+        row.geo_ours = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(), u.data(),
+                                                           v.data());
+        int lw = 0;
+        const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
+        std::vector<double> nrm(gb);
+        CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+        if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
+                      ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
+                      reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
+                      int(gb)) == CUSOLVER_STATUS_SUCCESS) {
+            Dev<D> w(lw);
+            if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
+                     ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
+                     int(n), sV, w.p, lw, dinfo.p, nrm.data(), int(gb)) == CUSOLVER_STATUS_SUCCESS) {
+                fetch();
+                row.geo_gesvda = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(),
+                                                                     u.data(), v.data());
+                row.geo_gesvda_ok = true;
+            }
+        }
+    }
+    cusolverDnDestroyGesvdjInfo(params);
+    return row;
+}
+
+std::string fmt(double x, int prec = 4) {
+    if (std::isnan(x)) return "nan";
+    std::ostringstream os;
+    os.precision(prec);
+    os << x;
+    return os.str();
+}
+std::string sci(double x) {
+    if (std::isnan(x)) return "nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2e", x);
+    return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string cases =
+        "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
+        "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
+        "max:1000";
+    std::string csv_path, label;
+    int reps = 10;
+    bool peers = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+        if (a == "--cases") cases = next();
+        else if (a == "--reps") reps = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--csv") csv_path = next();
+        else if (a == "--no-peers") peers = false;
+        else if (a == "--label") label = next();
+        else {
+            std::cerr << "usage: " << argv[0]
+                      << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
+                         " [--no-peers] [--label TEXT]\n";
+            return 1;
+        }
+    }
+    if (!batchsvd::cuda_available()) {
+        std::cerr << "no CUDA device\n";
+        return 3;
+    }
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int rt = 0, drv = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    const char* env_commit = std::getenv("BATCHSVD_GIT_COMMIT");
+    const std::string commit = env_commit ? env_commit : BATCHSVD_GIT_COMMIT;
+    char date[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    const std::string cuda_version = std::to_string(rt / 1000) + "." + std::to_string(rt % 1000 / 10) +
+                                     " (driver " + std::to_string(drv / 1000) + "." +
+                                     std::to_string(drv % 1000 / 10) + ")";
+
+    Env env;
+    CK(cudaStreamCreateWithFlags(&env.stream, cudaStreamNonBlocking));
+    cusolverDnCreate(&env.handle);
+    cusolverDnSetStream(env.handle, env.stream);
+    env.reps = reps;
+    env.peers = peers;
+
+    std::vector<Row> rows;
+    std::stringstream ss(cases);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        std::vector<std::string> f;
+        std::stringstream is(item);
+        std::string x;
+        while (std::getline(is, x, ':')) f.push_back(x);
+        try {
+            if (f.size() == 2 && f[0] == "max") {  // largest square of the fused kernel, each precision
+                const index_t b = std::atoll(f[1].c_str());
+                auto one = [&](auto tag) {
+                    using T = decltype(tag);
+                    const index_t nmax = batchsvd::cuda::largest_fused_square<T>(true);
+                    std::cerr << "case max " << precision_name<T>() << ": " << nmax << "\n";
+                    rows.push_back(run_case<T>(env, nmax, nmax, b));
+                };
+                one(float{});
+                one(double{});
+                one(std::complex<float>{});
+                one(std::complex<double>{});
+                continue;
+            }
+            if (f.size() != 4) {
+                std::cerr << "bad case " << item << "\n";
+                continue;
+            }
+            const index_t batch = std::atoll(f[1].c_str()), m = std::atoll(f[2].c_str()),
+                          n = std::atoll(f[3].c_str());
+            std::cerr << "case " << item << "\n";
+            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch));
+            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch));
+            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch));
+            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch));
+            else std::cerr << "bad precision " << f[0] << "\n";
+        } catch (const std::exception& e) {
+            std::cerr << "case " << item << " failed: " << e.what() << "\n";
+        }
+    }
+
+    std::ostringstream csv;
+    csv << "gpu,cuda,commit,date,label,precision,m,n,batch,batchsvd_ms,gesvdjBatched_ms,"
+           "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
+           "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
+           "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
+           "geo_e2_gesvda,geo_e4_gesvda\n";
+    for (const Row& r : rows) {
+        csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
+            << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
+            << fmt(r.ours, 6) << ',' << fmt(r.jbatched, 6) << ',' << fmt(r.gesvda, 6) << ','
+            << fmt(r.jloop, 6) << ','
+            << (r.loop_subset ? "timed on " + std::to_string(r.loop_subset) + " matrices scaled to batch"
+                              : std::string("not run"))
+            << ',' << fmt(r.jbatched / r.ours) << ',' << fmt(r.gesvda / r.ours) << ','
+            << fmt(r.jloop / r.ours) << ',' << sci(r.err.e1) << ',' << sci(r.err.e2) << ','
+            << sci(r.err.e3) << ',' << sci(r.err.e4) << ',' << r.err.sorted << ',' << r.measured
+            << ',' << r.geo_kappa << ',' << sci(r.geo_ours.e1) << ',' << sci(r.geo_ours.e2) << ','
+            << sci(r.geo_ours.e4) << ','
+            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
+            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
+            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << '\n';
+    }
+    if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
+
+    std::printf("%s | CUDA %s | commit %s | %s %s\n", prop.name, cuda_version.c_str(),
+                commit.c_str(), date, label.c_str());
+    std::printf("%-10s %13s %10s %10s %10s %11s %8s %8s %8s %9s %9s %9s %9s\n", "precision",
+                "batch x m x n", "ours ms", "jBatch ms", "gesvda ms", "jloop ms", "x jB",
+                "x gesvda", "x jloop", "max e1", "max e2", "max e3", "max e4");
+    for (const Row& r : rows) {
+        const std::string shape = std::to_string(r.batch) + "x" + std::to_string(r.m) + "x" +
+                                  std::to_string(r.n);
+        std::printf("%-10s %13s %10s %10s %10s %11s %8s %8s %8s %9s %9s %9s %9s\n",
+                    r.precision.c_str(), shape.c_str(), fmt(r.ours).c_str(),
+                    fmt(r.jbatched).c_str(), fmt(r.gesvda).c_str(), fmt(r.jloop).c_str(),
+                    fmt(r.jbatched / r.ours, 3).c_str(), fmt(r.gesvda / r.ours, 3).c_str(),
+                    fmt(r.jloop / r.ours, 3).c_str(), sci(r.err.e1).c_str(), sci(r.err.e2).c_str(),
+                    sci(r.err.e3).c_str(), sci(r.err.e4).c_str());
+    }
+    for (const Row& r : rows)
+        if (r.geo_kappa > 0)
+            std::printf("geo kappa %.0e %-10s %ldx%ld: e2 ours %s gesvda %s | e4 ours %s gesvda %s\n",
+                        r.geo_kappa, r.precision.c_str(), long(r.m), long(r.n),
+                        sci(r.geo_ours.e2).c_str(),
+                        r.geo_gesvda_ok ? sci(r.geo_gesvda.e2).c_str() : "failed",
+                        sci(r.geo_ours.e4).c_str(),
+                        r.geo_gesvda_ok ? sci(r.geo_gesvda.e4).c_str() : "failed");
+    cusolverDnDestroy(env.handle);
+    cudaStreamDestroy(env.stream);
+    return 0;
+}

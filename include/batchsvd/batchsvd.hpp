@@ -1,0 +1,134 @@
+// batchsvd: singular value decompositions of many matrices at once.
+//
+// Public C++ API. One call computes the reduced (economy) SVD
+//     A_b = U_b * diag(S_b) * V_b^H,   b = 0 .. batch-1,
+// of a strided batch of column-major m x n matrices, with k = min(m, n):
+//     U_b is m x k, S_b has k real entries sorted in descending order, V_b is n x k.
+// Note that V (not V^H) is returned, as in LAPACK's gesvj.
+//
+// The same call serves every backend: host pointers for the CPU backend, device pointers
+// (and a CUDA stream) for the CUDA backend. Backend::automatic looks at where A lives.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "batchsvd/version.hpp"
+
+namespace batchsvd {
+
+using index_t = std::int64_t;
+
+/// Real type underlying a scalar: float for std::complex<float>, etc.
+template <class T> struct real_type { using type = T; };
+template <class T> struct real_type<std::complex<T>> { using type = T; };
+template <class T> using real_t = typename real_type<T>::type;
+
+/// Where the SVD runs.
+enum class Backend {
+    automatic,  ///< device pointers -> cuda; host pointers -> cuda when a GPU exists
+                ///< (staged through device memory), else cpu
+    cpu,        ///< OpenMP over the batch; pointers must be host memory
+    cuda,       ///< pointers must be device (or managed) memory
+};
+
+/// Which Jacobi variant the solver uses. `automatic` chooses per size and backend;
+/// the others force a path (for testing and benchmarking).
+enum class JacobiVariant { automatic, unblocked, blocked };
+
+/// QR pre-processing of tall matrices (A = QR, SVD of R, U = Q * U_R).
+enum class QrMode { automatic, always, never };
+
+/// Per-matrix status values written to `info`.
+///  0       converged;
+///  > 0     did not converge within max_sweeps: the value is the number of sweeps run,
+///          and the outputs are the best available;
+///  < 0     bad input: the matrix holds NaN or Inf (info_nonfinite); its S, U, V are NaN.
+inline constexpr int info_nonfinite = -1;
+
+struct Options {
+    bool compute_u = true;    ///< write U (m x k)
+    bool compute_v = true;    ///< write V (n x k)
+    double tol_factor = 30;   ///< k in the convergence test |a_i^H a_j| <= k u ||a_i|| ||a_j||
+    int max_sweeps = 100;     ///< sweep limit per matrix (>= 1)
+    Backend backend = Backend::automatic;
+    JacobiVariant variant = JacobiVariant::automatic;
+    QrMode qr = QrMode::automatic;
+    int block_width = 0;      ///< blocked variant's block-column width; 0 = chosen by the library
+    void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
+};
+
+/// Error codes of thrown errors (not per-matrix status, which goes to `info`).
+enum class ErrorCode {
+    invalid_argument,     ///< bad sizes, leading dimensions, strides, options or null pointers
+    backend_unavailable,  ///< the requested backend is not built in or no device is present
+    out_of_memory,        ///< workspace could not be allocated
+    device_error,         ///< a CUDA call failed
+};
+
+class Error : public std::runtime_error {
+public:
+    Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+    ErrorCode code() const noexcept { return code_; }
+
+private:
+    ErrorCode code_;
+};
+
+/// A strided batch of column-major matrices: matrix b starts at data + b * stride,
+/// element (i, j) of it is at i + j * ld.
+template <class T> struct MatrixBatch {
+    T* data = nullptr;
+    index_t ld = 0;
+    index_t stride = 0;
+};
+
+/// Reduced SVD of `batch` matrices of size m x n.
+///   a:  input, m x n per matrix, ld >= max(1, m); not modified.
+///   s:  output, k = min(m, n) values per matrix, `s_stride` >= k apart.
+///   u:  output m x k per matrix (ld >= max(1, m)); ignored unless opts.compute_u.
+///   v:  output n x k per matrix (ld >= max(1, n)); ignored unless opts.compute_v.
+///   info: output, one int per matrix (see info_* above).
+/// Matrices may not overlap each other or the outputs. Throws batchsvd::Error on invalid
+/// arguments or backend failures; never for a bad matrix (that goes to info).
+/// m, n, batch may be zero (nothing is done).
+template <class T>
+void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+           const Options& opts = {});
+
+/// Convenience overload for densely packed batches: lda = m, stride = m * n,
+/// U packed m x k, S packed k, V packed n x k.
+template <class T>
+void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v,
+           int* info, const Options& opts = {});
+
+/// True when the library was built with the CUDA backend and a CUDA device is usable.
+bool cuda_available();
+
+/// Name of the backend `Backend::automatic` picks for host data ("cuda" or "cpu").
+const char* default_backend_name();
+
+/// Human-readable name of a backend.
+const char* to_string(Backend b);
+
+/// Library version string, e.g. "0.1.0".
+const char* version();
+
+// The four LAPACK precisions are instantiated in the library.
+#define BATCHSVD_DECLARE_(T)                                                                  \
+    extern template void gesvd<T>(index_t, index_t, index_t, MatrixBatch<const T>,           \
+                                  real_t<T>*, index_t, MatrixBatch<T>, MatrixBatch<T>, int*, \
+                                  const Options&);                                           \
+    extern template void gesvd<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*,   \
+                                  int*, const Options&);
+BATCHSVD_DECLARE_(float)
+BATCHSVD_DECLARE_(double)
+BATCHSVD_DECLARE_(std::complex<float>)
+BATCHSVD_DECLARE_(std::complex<double>)
+#undef BATCHSVD_DECLARE_
+
+}  // namespace batchsvd

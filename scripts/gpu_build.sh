@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds, on a machine without a GPU, everything scripts/gpu_check.sh runs on the GPU machine,
+# into gpu-carry/ (ignored by git): the test program, the GPU benchmark and the CLI, for
+# sm_90 (H100/H200), with the host libraries they need beside them (the GPU machine's image
+# is not Debian and may lack LAPACK/libgfortran). The CUDA libraries are the device image's.
+# Then: device run with carry ["gpu-carry"] and command "scripts/gpu_check.sh".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git status --porcelain -- src include bench tests testing 2>/dev/null)" ] || commit="$commit+dirty"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DBATCHSVD_BUILD_TESTS=ON -DBATCHSVD_BUILD_TOOLS=ON -DBATCHSVD_BUILD_BENCH=ON \
+      -DBATCHSVD_GIT_COMMIT="$commit" >/dev/null
+cmake --build build-gpu -j "$JOBS" --target batchsvd_tests batchsvd_gpu_bench batchsvd_cli
+rm -rf gpu-carry
+mkdir -p gpu-carry/lib
+cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/tools/batchsvd gpu-carry/
+for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench; do
+  ldd "$bin" | awk '/=> \// {print $3}' | grep -E 'lapack|blas|gfortran|quadmath|gomp' || true
+done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done
+echo "$commit" >gpu-carry/COMMIT
+du -sh gpu-carry

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (device tool), in one call: the GPU test suite, then the benchmark
+# against cuSOLVER in the same run, and prints a short table last. Logs and CSV go to $OUT
+# (or gpu-out/ when OUT is unset).
+#   scripts/gpu_check.sh [--tests-only | --bench-only] [--cases LIST] [--filter GTEST_FILTER]
+# Binaries come from gpu-carry/ (scripts/gpu_build.sh on a machine without a GPU); where
+# gpu-carry/ is absent they are built here first.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+run_tests=1 run_bench=1 cases="" filter="*Cuda*:*cuda*"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --tests-only) run_bench=0 ;;
+    --bench-only) run_tests=0 ;;
+    --cases) cases=$2; shift ;;
+    --filter) filter=$2; shift ;;
+    *) echo "gpu_check: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ ! -x gpu-carry/batchsvd_tests ]; then
+  scripts/gpu_build.sh || { echo "gpu_check: build failed" >&2; exit 1; }
+fi
+export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export BATCHSVD_GIT_COMMIT=$(cat gpu-carry/COMMIT 2>/dev/null || echo unknown)
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+status=0
+if [ $run_tests -eq 1 ]; then
+  # Every CUDA case (device pointers, and the shared harness on the cuda backend).
+  gpu-carry/batchsvd_tests --gtest_filter="$filter" --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
+  status=$?
+  tail -n 5 "$out/gpu_tests.log"
+fi
+if [ $run_bench -eq 1 ]; then
+  args=(--csv "$out/gpu_bench.csv" --label "scripts/gpu_check.sh")
+  [ -n "$cases" ] && args+=(--cases "$cases")
+  gpu-carry/batchsvd_gpu_bench "${args[@]}" 2>"$out/gpu_bench.err" | tee "$out/gpu_bench.txt"
+  [ ${PIPESTATUS[0]} -eq 0 ] || status=1
+fi
+echo "gpu_check: tests $( [ $run_tests -eq 1 ] && grep -E '^\[  PASSED|FAILED TEST' "$out/gpu_tests.log" | head -3 | tr '\n' ' ')"
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what batchsvd needs on Debian/Ubuntu, from Debian packages only: compilers,
+# CMake, Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), NumPy (for the CLI's check).
+# The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
+# package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
+set -euo pipefail
+packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev python3 python3-numpy)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all Debian packages present"
+else
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+# The python3 first on PATH may not be Debian's (pyenv, a venv): the CLI's NumPy check needs
+# NumPy in that interpreter, so it comes from PyPI when python3-numpy does not serve it.
+if ! python3 -c "import numpy" 2>/dev/null; then
+  echo "install-deps: installing numpy for $(command -v python3) from PyPI"
+  python3 -m pip install -q numpy || python3 -m pip install -q --break-system-packages numpy
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The README's test command (and CI's, through .ci/run): build everything (the CUDA backend
+# too when nvcc exists, so that kernels keep compiling), then run the whole test suite.
+# GPU cases skip with a message on machines without a CUDA device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+source scripts/env.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBATCHSVD_BUILD_TESTS=ON \
+      -DBATCHSVD_BUILD_TOOLS=ON -DBATCHSVD_BUILD_BENCH=ON
+cmake --build build -j "$JOBS"
+cd build
+ctest -j "$JOBS" --output-on-failure --timeout 1800

@@ -1,0 +1,77 @@
+// Jacobi rotation formulas shared by every backend.
+//
+// For a column pair (x, y) with Gram entries a = x^H x, b = y^H y, c = x^H y, the rotation
+//     x' = cs * (x - conj(tw) * y),   y' = cs * (y + tw * x),   tw = t * c / |c|
+// makes x' and y' orthogonal (abfasi, eqs. 6 and 9: the phase e^{i phi} of c is folded into
+// tw, so complex pairs need one real rotation). The new squared norms are a - t|c| and
+// b + t|c|. cs and t = tan(phi) follow Rutishauser's formulas in the fma form of the
+// hierarchical-blocked paper (Novakovic, eqs. 15-18, trigonometric case, cosine by cs2),
+// with its shortcuts that avoid squaring large cotangents.
+#pragma once
+
+#include <cmath>
+
+#include "core/host_device.hpp"
+#include "core/precision.hpp"
+
+namespace batchsvd::core {
+
+template <class R> struct Rotation {
+    R cs;  ///< cos(phi)
+    R t;   ///< tan(phi), signed
+};
+
+/// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
+template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
+    constexpr R eps = 2 * precision<R>::unit_roundoff;  // machine epsilon
+    // Thresholds of eq. 16's simplifications: sqrt(eps) and sqrt(2/eps), as exact constants.
+    const R small = std::sqrt(eps);
+    const R large = std::sqrt(2 / eps);
+    const R ct2 = (b - a) / (2 * c);  // cot(2 phi), eq. 15
+    const R act2 = std::fabs(ct2);
+    R act;  // |cot(phi)|, eq. 16
+    if (act2 >= large) {
+        act = 2 * act2;
+    } else if (act2 < small) {
+        act = act2 + 1;
+    } else {
+        act = act2 + std::sqrt(std::fma(ct2, ct2, R(1)));
+    }
+    Rotation<R> r;
+    r.t = std::copysign(R(1) / act, ct2);                                     // eq. 17
+    r.cs = act >= large ? R(1) : act / std::sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+    return r;
+}
+
+/// One-sided convergence test: the pair (i, j) needs a rotation when
+/// |a_i^H a_j| > tol * ||a_i|| * ||a_j||  (abfasi Algorithm 2, line 11).
+/// a and b are squared norms; their roots are taken separately so that a*b cannot overflow.
+template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, R tol) {
+    return abs_c > tol * std::sqrt(a) * std::sqrt(b);
+}
+
+/// The convergence threshold k*u, raised to sqrt(m)*u for very long columns, where the
+/// rounding error of a dot product alone can exceed k*u and the sweeps would not stop.
+template <class R> BATCHSVD_HD R convergence_tolerance(double tol_factor, long long m) {
+    const double u = precision<R>::unit_roundoff;
+    const double k = tol_factor > std::sqrt(double(m)) ? tol_factor : std::sqrt(double(m));
+    return R(k * u);
+}
+
+/// Squared norms after the rotation: tracked instead of recomputed (W-cycle eq. 6).
+/// The smaller one loses accuracy by cancellation when it drops far below its old value;
+/// `reliable` says when it should be recomputed instead.
+template <class R> struct TrackedNorms {
+    R a, b;
+    bool reliable;
+};
+template <class R> BATCHSVD_HD TrackedNorms<R> rotate_norms(R a, R b, R abs_c, R t) {
+    const R tc = t * abs_c;
+    TrackedNorms<R> r{a - tc, b + tc, true};
+    // The rounding error of a - t|c| is about u * a; once a norm has fallen below an eighth
+    // of its old value that error exceeds 8u relative, so it is recomputed instead.
+    if (r.a < a * R(0.125) || r.b < b * R(0.125) || r.a <= 0 || r.b <= 0) r.reliable = false;
+    return r;
+}
+
+}  // namespace batchsvd::core

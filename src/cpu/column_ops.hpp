@@ -1,0 +1,76 @@
+// Column kernels of the CPU backend: dot products, norms and the pair rotation, written as
+// plain loops over real components so that the compiler vectorises them (std::complex
+// multiplication would call the slow NaN-checking __muldc3).
+#pragma once
+
+#include <complex>
+
+#include "batchsvd/batchsvd.hpp"
+
+namespace batchsvd::cpu {
+
+template <class T> struct is_cplx : std::false_type {};
+template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
+
+/// x^H y over len entries
+template <class T> T dot_conj(index_t len, const T* x, const T* y) {
+    if constexpr (is_cplx<T>::value) {
+        using R = real_t<T>;
+        const R* xr = reinterpret_cast<const R*>(x);
+        const R* yr = reinterpret_cast<const R*>(y);
+        R re = 0, im = 0;
+        for (index_t i = 0; i < len; ++i) {
+            re += xr[2 * i] * yr[2 * i] + xr[2 * i + 1] * yr[2 * i + 1];
+            im += xr[2 * i] * yr[2 * i + 1] - xr[2 * i + 1] * yr[2 * i];
+        }
+        return T(re, im);
+    } else {
+        T acc = 0;
+        for (index_t i = 0; i < len; ++i) acc += x[i] * y[i];
+        return acc;
+    }
+}
+
+/// ||x||^2 (the matrix is pre-scaled so that this neither overflows nor underflows)
+template <class T> real_t<T> norm_sq(index_t len, const T* x) {
+    using R = real_t<T>;
+    const R* xr = reinterpret_cast<const R*>(x);
+    const index_t n = is_cplx<T>::value ? 2 * len : len;
+    R acc = 0;
+    for (index_t i = 0; i < n; ++i) acc += xr[i] * xr[i];
+    return acc;
+}
+
+/// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)
+template <class T> void rotate_pair(index_t len, T* x, T* y, real_t<T> cs, T tw) {
+    using R = real_t<T>;
+    if constexpr (is_cplx<T>::value) {
+        R* xr = reinterpret_cast<R*>(x);
+        R* yr = reinterpret_cast<R*>(y);
+        const R a = tw.real(), b = tw.imag();
+        for (index_t i = 0; i < len; ++i) {
+            const R x0 = xr[2 * i], x1 = xr[2 * i + 1], y0 = yr[2 * i], y1 = yr[2 * i + 1];
+            // conj(tw) * y = (a y0 + b y1) + i (a y1 - b y0);  tw * x = (a x0 - b x1) + i (a x1 + b x0)
+            xr[2 * i] = cs * (x0 - (a * y0 + b * y1));
+            xr[2 * i + 1] = cs * (x1 - (a * y1 - b * y0));
+            yr[2 * i] = cs * (y0 + (a * x0 - b * x1));
+            yr[2 * i + 1] = cs * (y1 + (a * x1 + b * x0));
+        }
+    } else {
+        for (index_t i = 0; i < len; ++i) {
+            const R x0 = x[i], y0 = y[i];
+            x[i] = cs * (x0 - tw * y0);
+            y[i] = cs * (y0 + tw * x0);
+        }
+    }
+}
+
+/// x <- x * s for a real s
+template <class T> void scale_col(index_t len, T* x, real_t<T> s) {
+    using R = real_t<T>;
+    R* xr = reinterpret_cast<R*>(x);
+    const index_t n = is_cplx<T>::value ? 2 * len : len;
+    for (index_t i = 0; i < n; ++i) xr[i] *= s;
+}
+
+}  // namespace batchsvd::cpu

@@ -1,0 +1,65 @@
+// Householder QR of a tall matrix (abfasi section 9.2: A = QR, SVD of R, U = Q U_R),
+// in the style of LAPACK's geqr2/larfg: reflector H_j = I - tau_j v_j v_j^H with v_j(0) = 1
+// and a real beta, so that R has a real diagonal. Q is never formed: apply_q multiplies
+// by it, reflector by reflector.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "core/scalar.hpp"
+#include "cpu/column_ops.hpp"
+
+namespace batchsvd::cpu {
+
+/// In place: on return the upper triangle of W (rows x cols, rows >= cols) is R and the
+/// entries below the diagonal hold the reflectors' vectors (their unit heads implicit).
+template <class T> void householder_qr(index_t rows, index_t cols, T* W, index_t ldw, T* tau) {
+    using R = real_t<T>;
+    for (index_t j = 0; j < cols; ++j) {
+        T* x = W + j + j * ldw;  // x = W(j:rows, j)
+        const index_t len = rows - j;
+        const R tail = std::sqrt(norm_sq(len - 1, x + 1));
+        const T alpha = x[0];
+        if (tail == 0 && std::imag(alpha) == R(0)) {
+            tau[j] = T(0);  // H = I
+            continue;
+        }
+        const R mag = std::hypot(std::abs(alpha), tail);
+        const R beta = std::real(alpha) >= 0 ? -mag : mag;
+        tau[j] = (T(beta) - alpha) / beta;
+        const T inv = T(1) / (alpha - T(beta));
+        for (index_t i = 1; i < len; ++i) x[i] *= inv;
+        x[0] = T(beta);
+        // Apply H^H = I - conj(tau) v v^H to the trailing columns.
+        for (index_t k = j + 1; k < cols; ++k) {
+            T* c = W + j + k * ldw;
+            T s = c[0];
+            s += dot_conj(len - 1, x + 1, c + 1);  // v^H c
+            s *= core::conj_of(tau[j]);
+            c[0] -= s;
+            for (index_t i = 1; i < len; ++i) c[i] -= x[i] * s;
+        }
+    }
+}
+
+/// C <- Q C for C (rows x ccols), Q = H_0 H_1 ... H_{cols-1} from householder_qr.
+template <class T>
+void apply_q(index_t rows, index_t cols, const T* W, index_t ldw, const T* tau, index_t ccols,
+             T* C, index_t ldc) {
+    for (index_t j = cols - 1; j >= 0; --j) {
+        if (tau[j] == T(0)) continue;
+        const T* v = W + j + j * ldw;
+        const index_t len = rows - j;
+        for (index_t k = 0; k < ccols; ++k) {
+            T* c = C + j + k * ldc;
+            T s = c[0] + dot_conj(len - 1, v + 1, c + 1);
+            s *= tau[j];
+            c[0] -= s;
+            for (index_t i = 1; i < len; ++i) c[i] -= v[i] * s;
+        }
+    }
+}
+
+}  // namespace batchsvd::cpu

@@ -1,0 +1,131 @@
+// The CPU backend's solve of one matrix: input checks and scaling, the transpose for wide
+// matrices, QR pre-processing for tall ones, the Jacobi iteration (unblocked or blocked),
+// and the final sort, normalisation and write-out. The CUDA backend follows the same steps.
+#pragma once
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "core/precision.hpp"
+#include "core/scalar.hpp"
+#include "core/rotation.hpp"
+#include "cpu/finalize.hpp"
+#include "cpu/householder_qr.hpp"
+#include "cpu/jacobi_blocked.hpp"
+#include "cpu/jacobi_unblocked.hpp"
+
+namespace batchsvd::cpu {
+
+/// Below this many columns the unblocked iteration is used (Variant::automatic). Measured on
+/// the CPU: the blocked one only pays where its block products stay in cache (see bench/).
+inline constexpr index_t unblocked_max_cols = 64;
+inline constexpr int default_block_width = 16;
+
+template <class T> struct Workspace {
+    std::vector<T> w, r, tau, right, left, qleft;
+    std::vector<real_t<T>> norms, sigma;
+    std::vector<index_t> perm;
+    BlockedWorkspace<T> blocked;
+};
+
+template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
+    if (!x) return;
+    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
+    T nan;
+    if constexpr (is_cplx<T>::value) nan = T(q, q); else nan = q;
+    for (index_t j = 0; j < cols; ++j)
+        for (index_t i = 0; i < rows; ++i) x[i + j * ld] = nan;
+}
+
+/// SVD of one m x n matrix; u, v may be null when not requested. Returns its info value.
+template <class T>
+int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
+                   index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws) {
+    using R = real_t<T>;
+    const bool wide = m < n;
+    const index_t M = wide ? n : m, N = wide ? m : n;  // W = A or A^H is M x N, M >= N
+    const bool want_left = wide ? opt.compute_v : opt.compute_u;
+    const bool want_right = wide ? opt.compute_u : opt.compute_v;
+    T* left_out = wide ? v : u;
+    const index_t ld_left = wide ? ldv : ldu;
+    T* right_out = wide ? u : v;
+    const index_t ld_right = wide ? ldu : ldv;
+
+    // Copy (transposing a wide matrix), check that every entry is finite, find the scale.
+    ws.w.resize(static_cast<size_t>(M) * N);
+    T* W = ws.w.data();
+    R maxabs = 0;
+    bool finite = true;
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            const T x = a[i + j * lda];
+            finite = finite && std::isfinite(std::real(x)) && std::isfinite(std::imag(x));
+            maxabs = std::max({maxabs, std::fabs(std::real(x)), std::fabs(std::imag(x))});
+            if (wide) W[j + i * M] = core::conj_of(x); else W[i + j * M] = x;
+        }
+    if (!finite) {
+        for (index_t r = 0; r < N; ++r) s[r] = std::numeric_limits<R>::quiet_NaN();
+        if (opt.compute_u) fill_nan(m, N, u, ldu);
+        if (opt.compute_v) fill_nan(n, N, v, ldv);
+        return info_nonfinite;
+    }
+    // Power-of-two scaling keeps sums of squares in range (exact, undone on S at the end).
+    int scale_exp = 0;
+    const int limit = core::precision<R>::scale_exp;
+    if (maxabs > std::ldexp(R(1), limit) || (maxabs > 0 && maxabs < std::ldexp(R(1), -limit))) {
+        scale_exp = -std::ilogb(maxabs);
+        for (T& x : ws.w) x *= std::ldexp(R(1), scale_exp);
+    }
+
+    // QR pre-processing: Jacobi then runs on the N x N triangle R.
+    const bool use_qr = opt.qr == QrMode::always ||
+                        (opt.qr == QrMode::automatic && M >= 2 * N && N > 1);
+    T* X = W;
+    index_t rows = M;
+    if (use_qr) {
+        ws.tau.resize(N);
+        householder_qr(M, N, W, M, ws.tau.data());
+        ws.r.assign(static_cast<size_t>(N) * N, T(0));
+        for (index_t j = 0; j < N; ++j)
+            for (index_t i = 0; i <= j; ++i) ws.r[i + j * N] = W[i + j * M];
+        X = ws.r.data();
+        rows = N;
+    }
+
+    T* V = nullptr;
+    if (want_right) {
+        ws.right.assign(static_cast<size_t>(N) * N, T(0));
+        for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
+        V = ws.right.data();
+    }
+    const R tol = core::convergence_tolerance<R>(opt.tol_factor, rows);
+    const int nb = opt.block_width > 0 ? opt.block_width : default_block_width;
+    const bool blocked = N > nb && (opt.variant == JacobiVariant::blocked ||
+                                    (opt.variant == JacobiVariant::automatic &&
+                                     N > unblocked_max_cols));
+    const JacobiResult jr =
+        blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
+                : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms);
+
+    sort_by_norm(rows, N, X, rows, ws.sigma, ws.perm);
+    for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
+    if (want_left) {
+        ws.left.resize(static_cast<size_t>(rows) * N);
+        normalized_left_vectors(rows, N, X, rows, ws.sigma, ws.perm, ws.left.data());
+        const T* L = ws.left.data();
+        if (use_qr) {  // U = Q [U_R; 0]
+            ws.qleft.assign(static_cast<size_t>(M) * N, T(0));
+            for (index_t j = 0; j < N; ++j) std::copy_n(L + j * N, N, ws.qleft.data() + j * M);
+            apply_q(M, N, W, M, ws.tau.data(), N, ws.qleft.data(), M);
+            L = ws.qleft.data();
+        }
+        for (index_t j = 0; j < N; ++j) std::copy_n(L + j * M, M, left_out + j * ld_left);
+    }
+    if (want_right)
+        for (index_t r = 0; r < N; ++r)
+            std::copy_n(V + ws.perm[r] * N, N, right_out + r * ld_right);
+    return jr.converged ? 0 : jr.sweeps;
+}
+
+}  // namespace batchsvd::cpu

@@ -1,0 +1,27 @@
+// CUDA backend entry, seen by the dispatcher (plain C++: no CUDA headers here).
+#pragma once
+
+#include "batchsvd/batchsvd.hpp"
+
+namespace batchsvd::cuda {
+
+/// True when a CUDA device can be used (driver present, at least one device).
+bool device_available();
+
+/// True when p points to device or managed memory (false for host memory and nullptr).
+bool is_device_pointer(const void* p);
+
+/// SVD with every pointer (a, s, u, v, info) in device memory. Work is ordered on
+/// opts.stream; the call returns when it is enqueued (workspace is stream-ordered).
+template <class T>
+void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                  index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                  const Options& opts);
+
+/// SVD with every pointer in host memory: staged through device memory, synchronous.
+template <class T>
+void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                const Options& opts);
+
+}  // namespace batchsvd::cuda

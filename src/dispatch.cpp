@@ -1,0 +1,138 @@
+// The public entry points: argument validation (every error a clear batchsvd::Error, never a
+// crash) and the choice of backend.
+#include <cmath>
+#include <sstream>
+
+#include "batchsvd/batchsvd.hpp"
+#include "cpu/svd_cpu.hpp"
+#if BATCHSVD_WITH_CUDA
+#include "cuda/svd_cuda.hpp"
+#endif
+
+namespace batchsvd {
+namespace {
+
+[[noreturn]] void invalid(const std::string& what) {
+    throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: " + what);
+}
+
+std::string str(index_t x) { return std::to_string(x); }
+
+/// Checks one strided operand of `rows` x `cols` per matrix.
+template <class P>
+void check_operand(const char* name, const P* data, index_t ld, index_t stride, index_t rows,
+                   index_t cols, index_t batch) {
+    if (rows == 0 || cols == 0) return;
+    if (!data) invalid(std::string(name) + " is null");
+    if (ld < std::max<index_t>(1, rows))
+        invalid(std::string("leading dimension of ") + name + " is " + str(ld) + ", must be >= " +
+                str(std::max<index_t>(1, rows)));
+    const index_t extent = ld * (cols - 1) + rows;
+    if (batch > 1 && stride < extent)
+        invalid(std::string("stride of ") + name + " is " + str(stride) +
+                ", smaller than one matrix (" + str(extent) + " elements): matrices would overlap");
+}
+
+#if BATCHSVD_WITH_CUDA
+enum class Where { host, device, mixed };
+Where where(std::initializer_list<const void*> ptrs) {
+    int host = 0, device = 0;
+    for (const void* p : ptrs) {
+        if (!p) continue;
+        (cuda::is_device_pointer(p) ? device : host)++;
+    }
+    return device == 0 ? Where::host : host == 0 ? Where::device : Where::mixed;
+}
+#endif
+
+}  // namespace
+
+const char* version() { return BATCHSVD_VERSION_STRING; }
+
+const char* to_string(Backend b) {
+    switch (b) {
+        case Backend::automatic: return "automatic";
+        case Backend::cpu: return "cpu";
+        case Backend::cuda: return "cuda";
+    }
+    return "unknown";
+}
+
+bool cuda_available() {
+#if BATCHSVD_WITH_CUDA
+    return cuda::device_available();
+#else
+    return false;
+#endif
+}
+
+const char* default_backend_name() { return cuda_available() ? "cuda" : "cpu"; }
+
+template <class T>
+void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+           const Options& opts) {
+    if (m < 0 || n < 0 || batch < 0)
+        invalid("negative size (m=" + str(m) + ", n=" + str(n) + ", batch=" + str(batch) + ")");
+    if (!(opts.tol_factor > 0) || !std::isfinite(opts.tol_factor))
+        invalid("tol_factor must be a positive finite number");
+    if (opts.max_sweeps < 1) invalid("max_sweeps must be >= 1");
+    if (opts.block_width < 0 || opts.block_width > 256)
+        invalid("block_width must be 0 (automatic) or in [1, 256]");
+    if (batch == 0) return;
+    const index_t k = std::min(m, n);
+    if (!info) invalid("info is null");
+    check_operand("A", a.data, a.ld, a.stride, m, n, batch);
+    if (k > 0 && !s) invalid("S is null");
+    if (batch > 1 && s_stride < k) invalid("stride of S is smaller than min(m, n)");
+    if (opts.compute_u) check_operand("U", u.data, u.ld, u.stride, m, k, batch);
+    if (opts.compute_v) check_operand("V", v.data, v.ld, v.stride, n, k, batch);
+
+#if BATCHSVD_WITH_CUDA
+    const Where w = where({a.data, s, opts.compute_u ? u.data : nullptr,
+                           opts.compute_v ? v.data : nullptr, info});
+    if (w == Where::mixed)
+        invalid("A, S, U, V and info must all be host memory or all device memory");
+    Backend backend = opts.backend;
+    if (backend == Backend::automatic)
+        backend = (w == Where::device || cuda::device_available()) ? Backend::cuda : Backend::cpu;
+    if (backend == Backend::cuda) {
+        if (!cuda::device_available())
+            throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd: no usable CUDA device");
+        if (w == Where::device)
+            cuda::gesvd_device<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
+        else
+            cuda::gesvd_host<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
+        return;
+    }
+    if (w == Where::device) invalid("the cpu backend needs host memory, got device pointers");
+#else
+    if (opts.backend == Backend::cuda)
+        throw Error(ErrorCode::backend_unavailable,
+                    "batchsvd::gesvd: this build has no CUDA backend (configure with "
+                    "-DBATCHSVD_WITH_CUDA=ON)");
+#endif
+    cpu::gesvd<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
+}
+
+template <class T>
+void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v,
+           int* info, const Options& opts) {
+    const index_t k = std::min(m, n);
+    gesvd<T>(m, n, batch, MatrixBatch<const T>{a, std::max<index_t>(1, m), m * n}, s, k,
+             MatrixBatch<T>{u, std::max<index_t>(1, m), m * k},
+             MatrixBatch<T>{v, std::max<index_t>(1, n), n * k}, info, opts);
+}
+
+#define BATCHSVD_INSTANTIATE_(T)                                                              \
+    template void gesvd<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*,     \
+                           index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);  \
+    template void gesvd<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*, int*,   \
+                           const Options&);
+BATCHSVD_INSTANTIATE_(float)
+BATCHSVD_INSTANTIATE_(double)
+BATCHSVD_INSTANTIATE_(std::complex<float>)
+BATCHSVD_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_INSTANTIATE_
+
+}  // namespace batchsvd

@@ -1,0 +1,97 @@
+// Fortran LAPACK bindings (gfortran ABI: trailing hidden string lengths).
+#include "testing/lapack.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <cstddef>
+
+using fstrlen = std::size_t;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+extern "C" {
+void sgesvd_(const char*, const char*, const int*, const int*, float*, const int*, float*,
+             float*, const int*, float*, const int*, float*, const int*, int*, fstrlen, fstrlen);
+void dgesvd_(const char*, const char*, const int*, const int*, double*, const int*, double*,
+             double*, const int*, double*, const int*, double*, const int*, int*, fstrlen,
+             fstrlen);
+void cgesvd_(const char*, const char*, const int*, const int*, cf*, const int*, float*, cf*,
+             const int*, cf*, const int*, cf*, const int*, float*, int*, fstrlen, fstrlen);
+void zgesvd_(const char*, const char*, const int*, const int*, cd*, const int*, double*, cd*,
+             const int*, cd*, const int*, cd*, const int*, double*, int*, fstrlen, fstrlen);
+void sgesvj_(const char*, const char*, const char*, const int*, const int*, float*, const int*,
+             float*, const int*, float*, const int*, float*, const int*, int*, fstrlen, fstrlen,
+             fstrlen);
+void dgesvj_(const char*, const char*, const char*, const int*, const int*, double*,
+             const int*, double*, const int*, double*, const int*, double*, const int*, int*,
+             fstrlen, fstrlen, fstrlen);
+}
+
+namespace batchsvd::testing::lapack {
+namespace {
+
+template <class T>
+int call_gesvd(char jobu, char jobvt, int m, int n, T* a, int lda, real_t<T>* s, T* u,
+               int ldu, T* vt, int ldvt) {
+    using R = real_t<T>;
+    int info = 0, lwork = -1;
+    T query{};
+    const int k = std::min(m, n);
+    std::vector<R> rwork(std::max(1, 5 * k));
+    auto call = [&](T* work, int lw) {
+        if constexpr (std::is_same_v<T, float>)
+            sgesvd_(&jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, double>)
+            dgesvd_(&jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, cf>)
+            cgesvd_(&jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw,
+                    rwork.data(), &info, 1, 1);
+        else
+            zgesvd_(&jobu, &jobvt, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw,
+                    rwork.data(), &info, 1, 1);
+    };
+    call(&query, lwork);
+    lwork = std::max(1, static_cast<int>(std::real(query)));
+    std::vector<T> work(lwork);
+    call(work.data(), lwork);
+    return info;
+}
+
+}  // namespace
+
+template <class T> int gesvd_values(int m, int n, T* a, int lda, real_t<T>* s) {
+    T dummy{};
+    return call_gesvd<T>('N', 'N', m, n, a, lda, s, &dummy, 1, &dummy, 1);
+}
+
+template <class T>
+int gesvd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int ldvt) {
+    return call_gesvd<T>('S', 'S', m, n, a, lda, s, u, ldu, vt, ldvt);
+}
+
+template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv) {
+    const char joba = 'G', jobu = 'U', jobv = 'V';
+    int mv = 0, info = 0;
+    int lwork = std::max(6, m + n);
+    std::vector<T> work(lwork);
+    if constexpr (std::is_same_v<T, float>)
+        sgesvj_(&joba, &jobu, &jobv, &m, &n, a, &lda, sva, &mv, v, &ldv, work.data(), &lwork,
+                &info, 1, 1, 1);
+    else
+        dgesvj_(&joba, &jobu, &jobv, &m, &n, a, &lda, sva, &mv, v, &ldv, work.data(), &lwork,
+                &info, 1, 1, 1);
+    return info;
+}
+
+#define BATCHSVD_INSTANTIATE_(T)                                                   \
+    template int gesvd_values<T>(int, int, T*, int, real_t<T>*);                   \
+    template int gesvd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);
+BATCHSVD_INSTANTIATE_(float)
+BATCHSVD_INSTANTIATE_(double)
+BATCHSVD_INSTANTIATE_(cf)
+BATCHSVD_INSTANTIATE_(cd)
+#undef BATCHSVD_INSTANTIATE_
+template int gesvj<float>(int, int, float*, int, float*, float*, int);
+template int gesvj<double>(int, int, double*, int, double*, double*, int);
+
+}  // namespace batchsvd::testing::lapack

@@ -1,0 +1,22 @@
+// The system LAPACK, for reference results in tests and baselines in benchmarks.
+#pragma once
+
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+
+namespace batchsvd::testing::lapack {
+
+/// Singular values of the m x n matrix a (overwritten) by ?gesvd, values only.
+/// Returns LAPACK's info.
+template <class T> int gesvd_values(int m, int n, T* a, int lda, real_t<T>* s);
+
+/// Full ?gesvd with economy U (m x k) and V^H (k x n). Returns LAPACK's info.
+template <class T>
+int gesvd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int ldvt);
+
+/// ?gesvj for real types (m >= n): A is overwritten by U (m x n), V (n x n) is computed.
+/// Returns LAPACK's info.
+template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv);
+
+}  // namespace batchsvd::testing::lapack

@@ -1,0 +1,300 @@
+// The CUDA backend through device pointers: cudaMalloc'd inputs and outputs, a non-default
+// stream, outputs poisoned with NaN before each call (an unwritten element fails the check),
+// NaN matrices inside a batch, U and V switched off, tall and wide shapes, values only, rank
+// deficiency, scaling, and the largest size that the fused kernel takes per precision.
+// Every case skips, with a message, where no CUDA device exists.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <iostream>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+#include "cuda/fused_plan.hpp"
+#include "testing/error_measures.hpp"
+#include "testing/generators.hpp"
+
+namespace batchsvd::test {
+namespace {
+
+#define SKIP_WITHOUT_CUDA()                                                                     \
+    do {                                                                                        \
+        if (!::batchsvd::cuda_available())                                                     \
+            GTEST_SKIP() << "no CUDA device on this machine: device-pointer case not run (it " \
+                            "runs on a GPU machine, see scripts/gpu_check.sh)";                 \
+    } while (0)
+
+#define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+template <class T> T nan_value() {
+    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
+    if constexpr (std::is_same_v<T, real_t<T>>) return q; else return T(q, q);
+}
+template <class T> bool is_nan(const T& x) {
+    if constexpr (std::is_same_v<T, real_t<T>>) return std::isnan(x);
+    else return std::isnan(x.real()) && std::isnan(x.imag());
+}
+
+/// cudaMalloc'd array, freed on scope exit.
+template <class T> struct DeviceArray {
+    T* p = nullptr;
+    std::size_t n = 0;
+    explicit DeviceArray(std::size_t count) : n(count) {
+        if (n && cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
+    }
+    ~DeviceArray() { if (p) cudaFree(p); }
+    DeviceArray(const DeviceArray&) = delete;
+    DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); }
+    ~Stream() { if (s) cudaStreamDestroy(s); }
+};
+
+/// Host copies of the outputs of one device-pointer solve.
+template <class T> struct DeviceResult {
+    std::vector<real_t<T>> s;
+    std::vector<T> u, v;
+    std::vector<int> info;
+};
+
+/// Packed batch in, packed outputs out, all through device memory on a non-default stream;
+/// the outputs are NaN before the call.
+template <class T>
+DeviceResult<T> solve_on_device(index_t m, index_t n, index_t batch, const std::vector<T>& a,
+                                Options opts) {
+    const index_t k = std::min(m, n);
+    DeviceResult<T> r;
+    r.s.assign(k * batch, std::numeric_limits<real_t<T>>::quiet_NaN());
+    r.u.assign(m * k * batch, nan_value<T>());
+    r.v.assign(n * k * batch, nan_value<T>());
+    r.info.assign(batch, 12345);
+    DeviceArray<T> da(a.size()), du(r.u.size()), dv(r.v.size());
+    DeviceArray<real_t<T>> ds(r.s.size());
+    DeviceArray<int> dinfo(batch);
+    Stream stream;
+    EXPECT_TRUE(da.p && du.p && dv.p && ds.p && dinfo.p && stream.s);
+    cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice);
+    cudaMemcpy(du.p, r.u.data(), r.u.size() * sizeof(T), cudaMemcpyHostToDevice);
+    cudaMemcpy(dv.p, r.v.data(), r.v.size() * sizeof(T), cudaMemcpyHostToDevice);
+    cudaMemcpy(ds.p, r.s.data(), r.s.size() * sizeof(real_t<T>), cudaMemcpyHostToDevice);
+    cudaMemcpy(dinfo.p, r.info.data(), batch * sizeof(int), cudaMemcpyHostToDevice);
+    opts.stream = stream.s;
+    gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+    EXPECT_EQ(cudaStreamSynchronize(stream.s), cudaSuccess);
+    cudaMemcpy(r.u.data(), du.p, r.u.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(r.v.data(), dv.p, r.v.size() * sizeof(T), cudaMemcpyDeviceToHost);
+    cudaMemcpy(r.s.data(), ds.p, r.s.size() * sizeof(real_t<T>), cudaMemcpyDeviceToHost);
+    cudaMemcpy(r.info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    return r;
+}
+
+template <class T> double limit() { return 30 * testing::unit_roundoff<T>(); }
+
+template <class T>
+void expect_accurate(index_t m, index_t n, index_t batch, const std::vector<T>& a,
+                     const DeviceResult<T>& r, bool with_u = true, bool with_v = true) {
+    for (index_t b = 0; b < batch; ++b) ASSERT_EQ(r.info[b], 0) << "matrix " << b;
+    const testing::Errors e = testing::measure_batch<T>(
+        m, n, batch, a.data(), r.s.data(), with_u ? r.u.data() : nullptr,
+        with_v ? r.v.data() : nullptr);
+    EXPECT_TRUE(e.within(limit<T>())) << m << "x" << n << " batch " << batch << ": limit "
+                                      << limit<T>() << " e1 " << e.e1 << " e2 " << e.e2 << " e3 "
+                                      << e.e3 << " e4 " << e.e4 << " sorted " << e.sorted;
+}
+
+template <class T> class CudaDevice : public ::testing::Test {};
+using Types = ::testing::Types<float, double, std::complex<float>, std::complex<double>>;
+TYPED_TEST_SUITE(CudaDevice, Types);
+
+TYPED_TEST(CudaDevice, DevicePointersStreamFamilies) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{32, 32, 40}, {17, 17, 33},
+                                   {8, 8, 100}, {3, 3, 50}, {1, 1, 5}}) {
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE(std::string(testing::to_string(f)) + " " + std::to_string(m) + "x" +
+                         std::to_string(n) + " seed " + std::to_string(seed));
+            const auto a = testing::generate_batch<T>(f, m, n, batch, seed);
+            expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+        }
+}
+
+TYPED_TEST(CudaDevice, TallAndWideShapes) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{40, 25}, {25, 40}, {1, 9}, {9, 1}, {100, 13},
+                        {13, 100}, {64, 2}, {2, 64}, {33, 31}, {31, 33}, {300, 20}}) {
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " seed " + std::to_string(seed));
+        const index_t batch = 7;
+        const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, seed);
+        expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+    }
+}
+
+TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{12, 12}, {20, 6}, {6, 20}, {40, 40}}) {
+        const index_t batch = 9, bad = 4, k = std::min(m, n);
+        auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
+                                            testing::fresh_seed());
+        a[bad * m * n + 3 % (m * n)] = nan_value<T>();
+        a[(bad + 2) * m * n + m * n - 1] = T(std::numeric_limits<real_t<T>>::infinity());
+        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        for (index_t b = 0; b < batch; ++b) {
+            const bool nonfinite = b == bad || b == bad + 2;
+            EXPECT_EQ(r.info[b], nonfinite ? info_nonfinite : 0) << "matrix " << b;
+            if (!nonfinite) continue;
+            for (index_t j = 0; j < k; ++j) EXPECT_TRUE(std::isnan(r.s[b * k + j]));
+            for (index_t i = 0; i < m * k; ++i) EXPECT_TRUE(is_nan(r.u[b * m * k + i]));
+            for (index_t i = 0; i < n * k; ++i) EXPECT_TRUE(is_nan(r.v[b * n * k + i]));
+        }
+        // The others are unaffected.
+        for (index_t b : {index_t(0), bad - 1, bad + 1, batch - 1}) {
+            std::vector<T> one(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+            const testing::Errors e = testing::measure<T>(
+                m, n, one.data(), m, r.s.data() + b * k, r.u.data() + b * m * k, m,
+                r.v.data() + b * n * k, n,
+                testing::reference_singular_values<T>(m, n, one.data(), m).data());
+            EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2;
+        }
+    }
+}
+
+TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{24, 24}, {30, 11}, {11, 30}}) {
+        const index_t batch = 16;
+        const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
+                                                  testing::fresh_seed());
+        for (int mode = 0; mode < 3; ++mode) {
+            Options o;
+            o.compute_u = mode != 0;
+            o.compute_v = mode != 1;
+            if (mode == 2) o.compute_u = o.compute_v = false;
+            SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " U " +
+                         std::to_string(o.compute_u) + " V " + std::to_string(o.compute_v));
+            const auto r = solve_on_device<T>(m, n, batch, a, o);
+            expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
+            // An output not asked for is not touched (still NaN).
+            if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
+            if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+        }
+    }
+}
+
+TYPED_TEST(CudaDevice, RankDeficientAndZero) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{10, 6}, {6, 10}, {16, 16}}) {
+        const index_t batch = 3;
+        auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
+                                            testing::fresh_seed());
+        // matrix 0: two zero columns and one repeated; matrix 1: all zero; matrix 2: rank 1
+        for (index_t i = 0; i < m; ++i) {
+            a[i + 1 * m] = T(0);
+            a[i + 3 * m] = T(0);
+            a[i + 4 * m] = a[i + 0 * m];
+        }
+        for (index_t i = 0; i < m * n; ++i) a[m * n + i] = T(0);
+        for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i)
+                a[2 * m * n + i + j * m] = T(real_t<T>(i + 1) * real_t<T>(j % 3 + 1));
+        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        expect_accurate<T>(m, n, batch, a, r);
+    }
+}
+
+TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    using R = real_t<T>;
+    const index_t m = 20, n = 14, k = 14, batch = 4;
+    const auto a = testing::generate_batch<T>(testing::Family::arith, m, n, batch,
+                                              testing::fresh_seed());
+    const auto base = solve_on_device<T>(m, n, batch, a, {});
+    expect_accurate<T>(m, n, batch, a, base);
+    // Entries near overflow, and entries whose squares overflow or underflow unless scaled.
+    const int big = std::numeric_limits<R>::max_exponent - 3;
+    const int mid = std::numeric_limits<R>::max_exponent * 6 / 10;
+    for (int se : {big, mid, -mid}) {
+        SCOPED_TRACE("scaled by 2^" + std::to_string(se));
+        std::vector<T> scaled(a);
+        for (T& x : scaled) x *= std::ldexp(R(1), se);
+        const auto r = solve_on_device<T>(m, n, batch, scaled, {});
+        for (index_t b = 0; b < batch; ++b) {
+            ASSERT_EQ(r.info[b], 0);
+            for (index_t j = 0; j < k; ++j) {
+                const R s = std::ldexp(r.s[b * k + j], -se);
+                EXPECT_NEAR(s, base.s[b * k + j], 30 * limit<T>() * base.s[b * k]) << j;
+            }
+        }
+    }
+}
+
+TYPED_TEST(CudaDevice, MaxSweepsReported) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const index_t m = 32, n = 32, batch = 5;
+    const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
+                                              testing::fresh_seed());
+    Options o;
+    o.max_sweeps = 2;
+    const auto r = solve_on_device<T>(m, n, batch, a, o);
+    for (int x : r.info) EXPECT_EQ(x, 2);
+}
+
+TYPED_TEST(CudaDevice, LargestFusedSquareAndFallback) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const index_t n = cuda::largest_fused_square<T>(true);
+    std::cout << "largest square in the fused kernel (U and V): " << n << " x " << n << "\n";
+    ASSERT_GE(n, 32);
+    EXPECT_TRUE(cuda::fits_fused_kernel<T>(n, n, true));
+    EXPECT_FALSE(cuda::fits_fused_kernel<T>(n + 1, n + 1, true));
+    for (index_t size : {n, n + 1}) {  // n + 1: the CPU fallback, same results
+        const index_t batch = size == n ? 3 : 1;
+        const auto a = testing::generate_batch<T>(testing::Family::logrand, size, size, batch,
+                                                  testing::fresh_seed());
+        SCOPED_TRACE(std::to_string(size));
+        expect_accurate<T>(size, size, batch, a, solve_on_device<T>(size, size, batch, a, {}));
+    }
+}
+
+TEST(CudaDeviceApi, HostPointersThroughCudaBackendAndErrors) {
+    SKIP_WITHOUT_CUDA();
+    const index_t m = 9, n = 7, batch = 5;
+    const auto a = testing::generate_batch<double>(testing::Family::random, m, n, batch,
+                                                   testing::fresh_seed());
+    std::vector<double> s(n * batch), u(m * n * batch), v(n * n * batch);
+    std::vector<int> info(batch, 7);
+    Options o;
+    o.backend = Backend::cuda;
+    gesvd<double>(m, n, batch, a.data(), s.data(), u.data(), v.data(), info.data(), o);
+    for (int x : info) EXPECT_EQ(x, 0);
+    const auto e = testing::measure_batch<double>(m, n, batch, a.data(), s.data(), u.data(), v.data());
+    EXPECT_TRUE(e.within(limit<double>()));
+    // Host and device pointers mixed: an invalid argument, not a crash.
+    DeviceArray<double> da(a.size());
+    ASSERT_TRUE(da.p);
+    try {
+        gesvd<double>(m, n, batch, da.p, s.data(), u.data(), v.data(), info.data(), o);
+        ADD_FAILURE() << "mixed pointers accepted";
+    } catch (const Error& err) {
+        EXPECT_EQ(err.code(), ErrorCode::invalid_argument);
+    }
+}
+
+}  // namespace
+}  // namespace batchsvd::test

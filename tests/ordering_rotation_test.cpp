@@ -1,0 +1,68 @@
+// The shared algorithm pieces in src/core: the round-robin ordering and the rotation formulas.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "core/ordering.hpp"
+#include "core/rotation.hpp"
+
+namespace batchsvd::test {
+namespace {
+
+TEST(RoundRobin, EveryPairOncePerSweepInDisjointSteps) {
+    for (int n = 1; n <= 41; ++n) {
+        std::set<std::pair<int, int>> seen;
+        for (int s = 0; s < core::round_robin_steps(n); ++s) {
+            std::set<int> used;
+            for (int p = 0; p < core::round_robin_pairs(n); ++p) {
+                const core::IndexPair ij = core::round_robin_pair(n, s, p);
+                ASSERT_LT(ij.i, ij.j);
+                ASSERT_TRUE(used.insert(ij.i).second && used.insert(ij.j).second) << "step not disjoint, n=" << n;
+                if (ij.j < n) ASSERT_TRUE(seen.insert({ij.i, ij.j}).second) << "pair twice, n=" << n;
+            }
+        }
+        EXPECT_EQ(seen.size(), size_t(n) * (n - 1) / 2) << "n=" << n;
+    }
+}
+
+template <class R> void check_rotation(R a, R b, R c) {
+    const core::Rotation<R> r = core::jacobi_rotation(a, b, c);
+    const R sn = r.cs * r.t;
+    // off-diagonal of J^T [[a c][c b]] J must vanish relative to the diagonal
+    const R off = r.cs * sn * (a - b) + (r.cs * r.cs - sn * sn) * c;
+    const R u = core::precision<R>::unit_roundoff;
+    EXPECT_LE(std::fabs(off), 8 * u * (std::fabs(a) + std::fabs(b) + c)) << a << " " << b << " " << c;
+    EXPECT_LE(std::fabs(r.cs * r.cs + sn * sn - 1), 4 * u);
+    EXPECT_LE(std::fabs(r.t), R(1));  // the inner rotation: |phi| <= pi/4
+    const core::TrackedNorms<R> nn = core::rotate_norms(a, b, c, r.t);
+    const R na = r.cs * r.cs * a - 2 * r.cs * sn * c + sn * sn * b;
+    EXPECT_LE(std::fabs(nn.a - na), 8 * u * (a + b));
+}
+
+TEST(Rotation, DiagonalisesSymmetric2x2) {
+    std::mt19937_64 g(42);
+    std::uniform_real_distribution<double> ud(0, 1);
+    for (int i = 0; i < 2000; ++i) {
+        const double a = std::exp(20 * (ud(g) - 0.5)), b = std::exp(20 * (ud(g) - 0.5));
+        const double c = ud(g) * std::sqrt(a * b);  // Cauchy-Schwarz: |c| <= sqrt(ab)
+        check_rotation<double>(a, b, c);
+        check_rotation<float>(float(a), float(b), float(c) * 0.999f);
+    }
+    check_rotation<double>(1, 1, 0.5);        // cot(2 phi) = 0: phi = pi/4
+    check_rotation<double>(1e30, 1, 1e-3);    // huge cot(2 phi): cos = 1, no overflow
+    check_rotation<float>(1e18f, 1, 1e-3f);
+}
+
+TEST(Rotation, ConvergenceTest) {
+    EXPECT_FALSE(core::needs_rotation(1e-17, 1.0, 1.0, core::convergence_tolerance<double>(30, 10)));
+    EXPECT_TRUE(core::needs_rotation(1e-12, 1.0, 1.0, core::convergence_tolerance<double>(30, 10)));
+    // no overflow of a*b for huge norms
+    EXPECT_TRUE(core::needs_rotation(1e300, 1e300, 1e300, 1e-15));
+    // long columns raise the threshold to sqrt(m) u
+    EXPECT_DOUBLE_EQ(core::convergence_tolerance<double>(30, 10000), 100 * core::precision<double>::unit_roundoff);
+}
+
+}  // namespace
+}  // namespace batchsvd::test

@@ -1,0 +1,163 @@
+// Per-matrix status and special matrices, on every backend and precision: a NaN or Inf
+// matrix in the middle of a batch, zero and rank-deficient matrices, U/V switched off, and
+// the sweep limit.
+#include <cmath>
+#include <cstring>
+
+#include "svd_check.hpp"
+
+namespace batchsvd::test {
+namespace {
+
+struct Param {
+    Backend backend;
+    Dtype dtype;
+};
+std::string param_name(const ::testing::TestParamInfo<Param>& i) {
+    return std::string(to_string(i.param.backend)) + "_" + to_string(i.param.dtype);
+}
+std::vector<Param> all_params() {
+    std::vector<Param> p;
+    for (Backend b : {Backend::cpu, Backend::cuda})
+        for (Dtype d : {Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128}) p.push_back({b, d});
+    return p;
+}
+
+class Status : public ::testing::TestWithParam<Param> {
+protected:
+    void SetUp() override { BATCHSVD_SKIP_UNLESS_BACKEND(GetParam().backend); }
+    Options opts() const {
+        Options o;
+        o.backend = GetParam().backend;
+        return o;
+    }
+    template <class F> void run(F&& f) { with_dtype(GetParam().dtype, f); }
+};
+
+template <class T> bool bitwise_equal(const T* x, const T* y, size_t count) {
+    return std::memcmp(x, y, count * sizeof(T)) == 0;
+}
+
+TEST_P(Status, NonFiniteMatrixMidBatchIsFlaggedAndIsolated) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t m = 12, n = 9, k = 9, batch = 7, bad = 3;
+        for (R badval : {std::numeric_limits<R>::quiet_NaN(), std::numeric_limits<R>::infinity(),
+                         -std::numeric_limits<R>::infinity()}) {
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", bad value " + std::to_string(badval));
+            std::vector<T> a = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+            const Result<T> clean = solve<T>(m, n, batch, a, opts());
+            a[bad * m * n + 5 + 4 * m] = T(badval);
+            const Result<T> r = solve<T>(m, n, batch, a, opts());
+            for (index_t b = 0; b < batch; ++b) {
+                if (b == bad) {
+                    EXPECT_EQ(r.info[b], info_nonfinite);
+                    for (index_t i = 0; i < k; ++i) EXPECT_TRUE(std::isnan(r.s[b * k + i]));
+                    for (index_t i = 0; i < m * k; ++i) EXPECT_TRUE(std::isnan(std::real(r.u[b * m * k + i])));
+                    for (index_t i = 0; i < n * k; ++i) EXPECT_TRUE(std::isnan(std::real(r.v[b * n * k + i])));
+                } else {
+                    EXPECT_EQ(r.info[b], 0);
+                    // the rest of the batch is bit for bit what it was without the bad matrix
+                    EXPECT_TRUE(bitwise_equal(&r.s[b * k], &clean.s[b * k], k)) << "matrix " << b;
+                    EXPECT_TRUE(bitwise_equal(&r.u[b * m * k], &clean.u[b * m * k], m * k)) << "matrix " << b;
+                    EXPECT_TRUE(bitwise_equal(&r.v[b * n * k], &clean.v[b * n * k], n * k)) << "matrix " << b;
+                }
+            }
+        }
+    });
+}
+
+TEST_P(Status, ZeroMatrixGivesZeroSigmaAndOrthonormalVectors) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        for (auto [m, n] : {std::pair<index_t, index_t>{6, 6}, {10, 4}, {4, 10}, {70, 70}}) {
+            const index_t k = std::min(m, n);
+            const std::vector<T> a(m * n * 2, T(0));
+            const Result<T> r = solve<T>(m, n, 2, a, opts());
+            const double limit = tolerance_factor * testing::unit_roundoff<T>();
+            for (index_t b = 0; b < 2; ++b) {
+                EXPECT_EQ(r.info[b], 0);
+                for (index_t i = 0; i < k; ++i) EXPECT_EQ(r.s[b * k + i], 0);
+                const testing::Errors e = testing::measure<T>(m, n, &a[b * m * n], m, &r.s[b * k],
+                                                              &r.u[b * m * k], m, &r.v[b * n * k], n, nullptr);
+                EXPECT_TRUE(e.within(limit)) << m << "x" << n << ": e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3;
+            }
+        }
+    });
+}
+
+TEST_P(Status, RankDeficientMatricesAreAccurate) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        const index_t m = 20, n = 12;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::vector<T> a = testing::generate_batch<T>(testing::Family::random, m, n, 3, seed);
+        // matrix 0: rank 1 (every column a multiple of the first)
+        for (index_t j = 1; j < n; ++j)
+            for (index_t i = 0; i < m; ++i) a[i + j * m] = a[i] * real_t<T>(j + 1);
+        // matrix 1: exactly repeated columns
+        for (index_t j = 1; j < n; j += 2)
+            for (index_t i = 0; i < m; ++i) a[m * n + i + j * m] = a[m * n + i + (j - 1) * m];
+        // matrix 2: a single non-zero entry
+        std::fill(a.begin() + 2 * m * n, a.end(), T(0));
+        a[2 * m * n + 7 + 5 * m] = T(3);
+        const Result<T> r = solve<T>(m, n, 3, a, opts());
+        for (int b = 0; b < 3; ++b) EXPECT_EQ(r.info[b], 0);
+        const testing::Errors e = testing::measure_batch<T>(m, n, 3, a.data(), r.s.data(), r.u.data(), r.v.data());
+        const double limit = tolerance_factor * testing::unit_roundoff<T>();
+        EXPECT_TRUE(e.within(limit)) << "e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3 << " e4 " << e.e4;
+        EXPECT_EQ(r.s[2 * n], real_t<T>(3));
+    });
+}
+
+TEST_P(Status, VectorsOffLeavesOutputsUntouchedAndValuesUnchanged) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        for (auto [m, n] : {std::pair<index_t, index_t>{15, 11}, {11, 15}}) {
+            const index_t k = std::min(m, n), batch = 5;
+            const std::vector<T> a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+            const Result<T> full = solve<T>(m, n, batch, a, opts());
+            for (auto [cu, cv] : {std::pair{false, true}, {true, false}, {false, false}}) {
+                Options o = opts();
+                o.compute_u = cu;
+                o.compute_v = cv;
+                const Result<T> r = solve<T>(m, n, batch, a, o);
+                for (index_t b = 0; b < batch; ++b) EXPECT_EQ(r.info[b], 0);
+                // singular values do not depend on whether vectors are accumulated
+                const double limit = tolerance_factor * testing::unit_roundoff<T>();
+                for (index_t i = 0; i < k * batch; ++i) EXPECT_NEAR(r.s[i], full.s[i], limit * full.s[0]);
+                if (!cu) for (const T& x : r.u) EXPECT_TRUE(std::isnan(std::real(x))) << "U written with compute_u off";
+                if (!cv) for (const T& x : r.v) EXPECT_TRUE(std::isnan(std::real(x))) << "V written with compute_v off";
+                if (cu) EXPECT_TRUE(bitwise_equal(r.u.data(), full.u.data(), r.u.size()) ||
+                                    testing::measure_batch<T>(m, n, batch, a.data(), r.s.data(), r.u.data(), nullptr).within(limit));
+                if (cv) EXPECT_TRUE(bitwise_equal(r.v.data(), full.v.data(), r.v.size()) ||
+                                    testing::measure_batch<T>(m, n, batch, a.data(), r.s.data(), nullptr, r.v.data()).within(limit));
+            }
+        }
+    });
+}
+
+TEST_P(Status, SweepLimitReportsSweepsAndKeepsBestResult) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        const index_t m = 30, n = 30, batch = 4;
+        const std::vector<T> a = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
+        Options o = opts();
+        o.max_sweeps = 1;
+        const Result<T> r = solve<T>(m, n, batch, a, o);
+        for (index_t b = 0; b < batch; ++b) EXPECT_EQ(r.info[b], 1) << "one sweep cannot converge on random 30x30";
+        for (const auto& x : r.s) EXPECT_TRUE(std::isfinite(x));
+        for (const auto& x : r.u) EXPECT_TRUE(std::isfinite(std::real(x)));
+        // one sweep already gets the values roughly right
+        const auto ref = testing::reference_singular_values<T>(m, n, a.data(), m);
+        EXPECT_NEAR(r.s[0], ref[0], 1e-2 * ref[0]);
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, Status, ::testing::ValuesIn(all_params()), param_name);
+
+}  // namespace
+}  // namespace batchsvd::test

@@ -1,0 +1,17 @@
+// The subcommands of the batchsvd tool. Each takes the arguments after its name, returns
+// the exit status and throws UsageError / InputError / OutputError / npy::Error /
+// batchsvd::Error, which main() turns into a one-line message and an exit status.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace batchsvd::cli {
+
+/// The text of `batchsvd --help`.
+extern const char* const usage_text;
+
+int run_svd(std::span<const std::string_view> args);   // cli_svd.cpp
+int run_demo(std::span<const std::string_view> args);  // cli_demo.cpp
+
+}  // namespace batchsvd::cli
