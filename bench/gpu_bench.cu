@@ -188,6 +188,9 @@ struct Row {
     double geo_kappa = 0;
     batchsvd::testing::Errors geo_ours, geo_gesvda;
     bool geo_gesvda_ok = false;
+    std::string plan;          ///< how the fused kernel ran the case
+    double mean_sweeps = nan_ms;  ///< sweeps to convergence (final check sweep included)
+    int most_sweeps = 0;
 };
 
 struct Env {
@@ -239,6 +242,29 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
         if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
     }
+    {  // the fused kernel's plan, and the sweeps the batch needed (runs with a sweep limit s)
+        const auto pi = batchsvd::cuda::fused_plan_info<T>(m, n, batch, true);
+        row.plan = pi.fits ? "G" + std::to_string(pi.lanes_per_pair) + " team" +
+                                 std::to_string(pi.team_threads) + " x" +
+                                 std::to_string(pi.teams_per_block) + " blk/SM " +
+                                 std::to_string(pi.blocks_per_sm)
+                           : std::string("not fused");
+        std::vector<int> info(batch);
+        index_t done = 0;
+        double total = 0;
+        batchsvd::Options o = opts;
+        for (int sw = 1; sw <= 30 && done < batch; ++sw) {
+            o.max_sweeps = sw;
+            batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, o);
+            CK(cudaStreamSynchronize(s));
+            CK(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
+            const index_t now = std::count(info.begin(), info.end(), 0);
+            total += double(now - done) * sw;
+            if (now > done) row.most_sweeps = sw;
+            done = now;
+        }
+        row.mean_sweeps = done == batch ? total / double(batch) : nan_ms;
+    }
     if (!env.peers) return row;
 
     gesvdjInfo_t params;
@@ -261,7 +287,6 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     if (m >= n) {
         int lw = 0;
         const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-        std::vector<double> nrm(batch);
         if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                       ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
                       reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
@@ -270,7 +295,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             row.gesvda = time_median(env.reps, s, refill, [&] {
                 return S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m),
                             sA, ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
-                            reinterpret_cast<D*>(dv.p), int(n), sV, w.p, lw, dinfo.p, nrm.data(),
+                            reinterpret_cast<D*>(dv.p), int(n), sV, w.p, lw, dinfo.p, nullptr,
                             int(batch)) == CUSOLVER_STATUS_SUCCESS;
             });
         }
@@ -318,7 +343,6 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                                                            v.data());
         int lw = 0;
         const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-        std::vector<double> nrm(gb);
         CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
         if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                       ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
@@ -327,7 +351,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             Dev<D> w(lw);
             if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                      ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
-                     int(n), sV, w.p, lw, dinfo.p, nrm.data(), int(gb)) == CUSOLVER_STATUS_SUCCESS) {
+                     int(n), sV, w.p, lw, dinfo.p, nullptr, int(gb)) == CUSOLVER_STATUS_SUCCESS) {
                 fetch();
                 row.geo_gesvda = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(),
                                                                      u.data(), v.data());
@@ -359,7 +383,8 @@ int main(int argc, char** argv) {
     std::string cases =
         "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
         "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
-        "max:1000";
+        "max:1000,f32:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
+        "f64:1000000:8:8";
     std::string csv_path, label;
     int reps = 10;
     bool peers = true;
@@ -448,7 +473,7 @@ int main(int argc, char** argv) {
            "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
            "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
            "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
-           "geo_e2_gesvda,geo_e4_gesvda\n";
+           "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -463,7 +488,8 @@ int main(int argc, char** argv) {
             << sci(r.geo_ours.e4) << ','
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
-            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << '\n';
+            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
+            << fmt(r.mean_sweeps) << ',' << r.most_sweeps << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 
@@ -482,6 +508,10 @@ int main(int argc, char** argv) {
                     fmt(r.jloop / r.ours, 3).c_str(), sci(r.err.e1).c_str(), sci(r.err.e2).c_str(),
                     sci(r.err.e3).c_str(), sci(r.err.e4).c_str());
     }
+    for (const Row& r : rows)
+        std::printf("plan %-10s %ldx%ldx%ld: %s, sweeps mean %s max %d\n", r.precision.c_str(),
+                    long(r.batch), long(r.m), long(r.n), r.plan.c_str(), fmt(r.mean_sweeps).c_str(),
+                    r.most_sweeps);
     for (const Row& r : rows)
         if (r.geo_kappa > 0)
             std::printf("geo kappa %.0e %-10s %ldx%ld: e2 ours %s gesvda %s | e4 ours %s gesvda %s\n",

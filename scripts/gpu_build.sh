@@ -17,7 +17,7 @@ rm -rf gpu-carry
 mkdir -p gpu-carry/lib
 cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/tools/batchsvd gpu-carry/
 for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench; do
-  ldd "$bin" | awk '/=> \// {print $3}' | grep -E 'lapack|blas|gfortran|quadmath|gomp' || true
+  ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp)\.so' || true
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done
 echo "$commit" >gpu-carry/COMMIT
 du -sh gpu-carry

@@ -50,6 +50,31 @@ template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, R tol) {
     return abs_c > tol * std::sqrt(a) * std::sqrt(b);
 }
 
+/// Thresholds of the Jacobi iteration on one matrix.
+template <class R> struct Tolerance {
+    R tol;         ///< k u: a pair is orthogonal when |a_i^H a_j| <= tol ||a_i|| ||a_j||
+    R negligible;  ///< a column with norm <= this is rounding noise (negligible_norm)
+};
+
+/// Column norms at or below u^2 times the largest entry of the (scaled) matrix are rounding
+/// noise: rank deficiency leaves such columns behind, their dot products are noise too, and
+/// rotating against them can cycle for ever once they reach the underflow range. They are
+/// skipped by the iteration and end as sigma = 0 with a completed orthonormal U column, an
+/// error far below u ||A||.
+template <class R> BATCHSVD_HD R negligible_norm(R max_abs_entry) {
+    constexpr R u = precision<R>::unit_roundoff;
+    return max_abs_entry * u * u;
+}
+
+/// The convergence test with the noise guard, on column norms (not squared).
+template <class R> BATCHSVD_HD bool needs_rotation_norms(R abs_c, R ra, R rb, const Tolerance<R>& t) {
+    return ra > t.negligible && rb > t.negligible && abs_c > t.tol * ra * rb;
+}
+/// The same on squared norms a, b.
+template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
+    return needs_rotation_norms(abs_c, std::sqrt(a), std::sqrt(b), t);
+}
+
 /// The convergence threshold k*u, raised to sqrt(m)*u for very long columns, where the
 /// rounding error of a dot product alone can exceed k*u and the sweeps would not stop.
 template <class R> BATCHSVD_HD R convergence_tolerance(double tol_factor, long long m) {

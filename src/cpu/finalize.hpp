@@ -1,6 +1,6 @@
 // Last stage of every Jacobi solve: singular values from the column norms, sorted in
 // descending order with their vectors, and left vectors normalised. Columns whose norm is
-// exactly zero (rank-deficient or zero matrices) get an orthonormal completion, so U has
+// zero or negligible (rank-deficient or zero matrices) get an orthonormal completion, so U has
 // orthonormal columns in every case.
 #pragma once
 
@@ -13,12 +13,16 @@
 
 namespace batchsvd::cpu {
 
-/// perm: column order by descending norm (stable); sigma[j] = ||X(:, j)||.
+/// perm: column order by descending norm (stable); sigma[j] = ||X(:, j)||, or 0 where that
+/// is at most `negligible` (rounding noise, core::negligible_norm).
 template <class T>
-void sort_by_norm(index_t rows, index_t cols, const T* X, index_t ldx,
+void sort_by_norm(index_t rows, index_t cols, const T* X, index_t ldx, real_t<T> negligible,
                   std::vector<real_t<T>>& sigma, std::vector<index_t>& perm) {
     sigma.resize(cols);
-    for (index_t j = 0; j < cols; ++j) sigma[j] = std::sqrt(norm_sq(rows, X + j * ldx));
+    for (index_t j = 0; j < cols; ++j) {
+        sigma[j] = std::sqrt(norm_sq(rows, X + j * ldx));
+        if (sigma[j] <= negligible) sigma[j] = 0;
+    }
     perm.resize(cols);
     std::iota(perm.begin(), perm.end(), index_t(0));
     std::stable_sort(perm.begin(), perm.end(),

@@ -27,7 +27,8 @@ template <class T> struct BlockedWorkspace {
 /// One sweep of the two-sided Jacobi eigensolver on the Hermitian w x w matrix G (ld w),
 /// accumulating the rotations into Q (w x w, identity on entry). Returns whether any
 /// off-diagonal entry was above tol relative to its diagonal (then a rotation was applied).
-template <class T> bool hermitian_jacobi_one_sweep(int w, T* G, T* Q, real_t<T> tol) {
+template <class T>
+bool hermitian_jacobi_one_sweep(int w, T* G, T* Q, const core::Tolerance<real_t<T>>& tol) {
     using R = real_t<T>;
     bool rotated = false;
     for (int step = 0; step < core::round_robin_steps(w); ++step) {
@@ -81,7 +82,7 @@ void multiply_columns(index_t rows, T* Y, index_t ldy, const index_t* col, int w
 
 template <class T>
 JacobiResult jacobi_blocked(index_t rows, index_t cols, T* X, index_t ldx, T* V, index_t ldv,
-                            real_t<T> tol, int max_sweeps, int nb, BlockedWorkspace<T>& ws) {
+                            const core::Tolerance<real_t<T>>& tol, int max_sweeps, int nb, BlockedWorkspace<T>& ws) {
     JacobiResult res;
     const int nblocks = static_cast<int>((cols + nb - 1) / nb);
     auto block_begin = [&](int b) { return static_cast<index_t>(b) * nb; };

@@ -99,7 +99,8 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
         for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
         V = ws.right.data();
     }
-    const R tol = core::convergence_tolerance<R>(opt.tol_factor, rows);
+    const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor, rows),
+                                 core::negligible_norm(std::ldexp(maxabs, scale_exp))};
     const int nb = opt.block_width > 0 ? opt.block_width : default_block_width;
     const bool blocked = N > nb && (opt.variant == JacobiVariant::blocked ||
                                     (opt.variant == JacobiVariant::automatic &&
@@ -108,7 +109,7 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
         blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
                 : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms);
 
-    sort_by_norm(rows, N, X, rows, ws.sigma, ws.perm);
+    sort_by_norm(rows, N, X, rows, tol.negligible, ws.sigma, ws.perm);
     for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
     if (want_left) {
         ws.left.resize(static_cast<size_t>(rows) * N);

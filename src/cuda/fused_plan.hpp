@@ -2,6 +2,8 @@
 // and tools). Larger sizes go to the CPU fallback in this version.
 #pragma once
 
+#include <cstddef>
+
 #include "batchsvd/batchsvd.hpp"
 
 namespace batchsvd::cuda {
@@ -9,6 +11,15 @@ namespace batchsvd::cuda {
 /// True when an m x n matrix of T (with V_W accumulated when need_v) fits the fused kernel on
 /// the current device.
 template <class T> bool fits_fused_kernel(index_t m, index_t n, bool need_v);
+
+/// How the fused kernel runs an m x n batch on the current device (for benchmarks and tuning).
+struct FusedPlanInfo {
+    bool fits = false;
+    int lanes_per_pair = 0, team_threads = 0, teams_per_block = 0, block_threads = 0;
+    int blocks_per_sm = 0;  ///< resident blocks per SM (occupancy calculator)
+    std::size_t smem_per_block = 0;
+};
+template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t batch, bool need_v);
 
 /// Largest n such that an n x n matrix of T fits the fused kernel on the current device.
 template <class T> index_t largest_fused_square(bool need_v);

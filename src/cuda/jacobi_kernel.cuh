@@ -39,9 +39,6 @@ template <class T> struct device_scalar { using type = T; };
 template <class R> struct device_scalar<std::complex<R>> { using type = dev_complex<R>; };
 template <class T> using device_scalar_t = typename device_scalar<T>::type;
 
-/// Elements of a column each lane keeps in registers between the dot product and the
-/// rotation; rows beyond E * G are re-read from shared memory.
-inline constexpr int kRegisterRows = 4;
 
 /// Shared-memory layout of one team (one matrix), in bytes. Host and device compute it alike.
 struct TeamLayout {
@@ -60,7 +57,8 @@ __host__ __device__ inline TeamLayout team_layout(int M, int N, bool need_v, std
     l.off_w = 0;
     l.off_v = align16(l.off_w + std::size_t(l.ldw) * N * tsize);
     l.off_norm = align16(l.off_v + (need_v ? std::size_t(l.ldv) * N * tsize : 0));
-    l.off_scratch = align16(l.off_norm + std::size_t(N + 1) * rsize);  // norms, then sigma
+    // squared norms (then sigma, plus one spare), then the norms themselves
+    l.off_scratch = align16(l.off_norm + std::size_t(2 * N + 1) * rsize);
     l.off_int = align16(l.off_scratch + std::size_t(N) * tsize);        // completion coeffs
     l.off_max = align16(l.off_int + std::size_t(2 * N + 8) * sizeof(int));  // rank, done, flags
     l.bytes = align16(l.off_max + sizeof(unsigned long long));
@@ -142,11 +140,11 @@ template <class T> __device__ __forceinline__ T scale_pow2(const T& x, int e) {
     else return scalbn(x, e);
 }
 
-/// Squared norms of the columns: group g does columns g and g + P.
+/// Squared norms of the columns, and the norms (roots[]): group g does columns g, g + P, ...
 template <class T>
 __device__ __forceinline__ void compute_norms(const JacobiParams<T>& p, const T* W, int ldw,
-                                              core::real_of_t<T>* norms, int g, int lane,
-                                              unsigned gmask) {
+                                              core::real_of_t<T>* norms, core::real_of_t<T>* roots,
+                                              int g, int lane, unsigned gmask) {
     using R = core::real_of_t<T>;
     if (g >= p.P) return;
     for (int c = g; c < p.N; c += p.P) {
@@ -154,20 +152,24 @@ __device__ __forceinline__ void compute_norms(const JacobiParams<T>& p, const T*
         const T* col = W + std::size_t(c) * ldw;
         for (int r = lane; r < p.M; r += p.G) acc += core::abs2(col[r]);
         acc = group_sum(acc, p.G, gmask);
-        if (lane == 0) norms[c] = acc;
+        if (lane == 0) {
+            norms[c] = acc;
+            roots[c] = std::sqrt(acc);
+        }
     }
 }
 
 }  // namespace detail
 
-/// MaxThreads/MinBlocks: launch bounds of the two instantiated variants, "small" (teams of at
+/// MaxThreads/MinBlocks: launch bounds of the instantiated variants, "small" (teams of at
 /// most 128 threads per block, several blocks per SM: registers capped for occupancy) and
-/// "large" (up to 512 threads, one matrix per block).
-template <class T, int MaxThreads, int MinBlocks>
+/// "large" (up to 512 threads, one matrix per block). E: elements of a column each lane
+/// keeps in registers between the dot product and the rotation; rows beyond E * G are
+/// re-read from shared memory.
+template <class T, int MaxThreads, int MinBlocks, int E>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     jacobi_block_per_matrix_kernel(const JacobiParams<T> p) {
     using R = core::real_of_t<T>;
-    constexpr int E = kRegisterRows;
     extern __shared__ __align__(16) unsigned char smem_raw[];
 
     const int team = threadIdx.x / p.team_threads;
@@ -189,7 +191,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     unsigned char* base = smem_raw + std::size_t(team) * L.bytes;
     T* W = reinterpret_cast<T*>(base + L.off_w);
     T* V = reinterpret_cast<T*>(base + L.off_v);
-    R* norms = reinterpret_cast<R*>(base + L.off_norm);
+    R* norms = reinterpret_cast<R*>(base + L.off_norm);  // squared column norms
+    R* roots = norms + N + 1;                            // column norms
     T* scratch = reinterpret_cast<T*>(base + L.off_scratch);
     int* rank = reinterpret_cast<int*>(base + L.off_int);
     int* done = rank + N;
@@ -208,7 +211,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
         gmask = G == 32 ? 0xffffffffu : (((1u << G) - 1u) << gbase);
     }
 
-    if (tid < 8) flags[tid] = 0;
+    for (int i = tid; i < 8; i += p.team_threads) flags[i] = 0;  // teams may be 1 thread
     if (tid == 0) *maxbits = 0;
     sync();
 
@@ -255,8 +258,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
 
     // ---- overflow/underflow-safe scaling by a power of two --------------------------------
     int scale_e = 0;
+    R amax;
     {
-        R amax;
         if constexpr (sizeof(R) == 4) amax = __uint_as_float(unsigned(*maxbits));
         else amax = __longlong_as_double((long long)*maxbits);
         constexpr int se = core::precision<R>::scale_exp;
@@ -279,11 +282,11 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
 
     // ---- sweeps of the parallel round-robin ordering ---------------------------------------
     const int steps = core::round_robin_steps(N);
-    const R tol = p.tol;
+    const core::Tolerance<R> tol{p.tol, core::negligible_norm(scalbn(amax, scale_e))};
     int sweeps = 0;
     bool converged = false;
     for (int sweep = 0; sweep < p.max_sweeps; ++sweep) {
-        detail::compute_norms(p, W, ldw, norms, g, lane, gmask);  // exact norms each sweep
+        detail::compute_norms(p, W, ldw, norms, roots, g, lane, gmask);  // exact norms each sweep
         sync();
         if (tid == 0) flags[(sweep + 1) & 1] = 0;  // next sweep's flag; read before this sweep
         int* rotated = &flags[sweep & 1];
@@ -294,28 +297,58 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                     T* x = W + std::size_t(pr.i) * ldw;
                     T* y = W + std::size_t(pr.j) * ldw;
                     T xr[E], yr[E];
-                    T c = T(R(0));
+                    // Two accumulators each, so that the fma chains overlap.
+                    T c0 = T(R(0)), c1 = T(R(0));
+                    R pa0 = 0, pa1 = 0, pb0 = 0, pb1 = 0;  // this lane's ||x||^2, ||y||^2
 #pragma unroll
                     for (int e = 0; e < E; ++e) {
                         const int r = lane + e * G;
                         if (r < M) {
                             xr[e] = x[r];
                             yr[e] = y[r];
-                            c = core::fma_conj(xr[e], yr[e], c);
                         }
                     }
-                    for (int r = lane + E * G; r < M; r += G) c = core::fma_conj(x[r], y[r], c);
+#pragma unroll
+                    for (int e = 0; e < E; e += 2) {
+                        if (lane + e * G < M) {
+                            c0 = core::fma_conj(xr[e], yr[e], c0);
+                            pa0 = std::fma(core::real_part(xr[e]), core::real_part(xr[e]), pa0);
+                            pb0 = std::fma(core::real_part(yr[e]), core::real_part(yr[e]), pb0);
+                            if constexpr (core::is_complex_v<T>) {
+                                pa0 = std::fma(xr[e].imag(), xr[e].imag(), pa0);
+                                pb0 = std::fma(yr[e].imag(), yr[e].imag(), pb0);
+                            }
+                        }
+                        if (e + 1 < E && lane + (e + 1) * G < M) {
+                            c1 = core::fma_conj(xr[e + 1], yr[e + 1], c1);
+                            pa1 += core::abs2(xr[e + 1]);
+                            pb1 += core::abs2(yr[e + 1]);
+                        }
+                    }
+                    for (int r = lane + E * G; r < M; r += G) {
+                        const T xo = x[r], yo = y[r];
+                        c0 = core::fma_conj(xo, yo, c0);
+                        pa0 += core::abs2(xo);
+                        pb0 += core::abs2(yo);
+                    }
+                    T c = detail::add(c0, c1);
+                    const R pa = pa0 + pa1, pb = pb0 + pb1;
+                    const R ra = roots[pr.i], rb = roots[pr.j];  // read before any lane writes
                     c = detail::group_sum(c, G, gmask);
                     const R absc = core::abs_of(c);
-                    const R na = norms[pr.i], nb = norms[pr.j];
-                    if (core::needs_rotation(absc, na, nb, tol)) {
-                        const core::Rotation<R> rot = core::jacobi_rotation(na, nb, absc);
+                    // The test runs on the tracked norms (one reduction per pair); the angle
+                    // on exact ones: tracked norms drift by ~N u within a sweep, which for
+                    // nearly equal norms turns cot(2 phi) wrong and stalls convergence.
+                    if (core::needs_rotation_norms(absc, ra, rb, tol)) {
+                        const R ea = detail::group_sum(pa, G, gmask);
+                        const R eb = detail::group_sum(pb, G, gmask);
+                        const core::Rotation<R> rot = core::jacobi_rotation(ea, eb, absc);
                         T tw;  // t * c / |c|
                         if constexpr (core::is_complex_v<T>) {
                             const R f = rot.t / absc;
                             tw = T(c.real() * f, c.imag() * f);
                         } else {
-                            tw = std::copysign(rot.t, c);
+                            tw = c < 0 ? -rot.t : rot.t;  // t * sign(c): t keeps its own sign
                         }
                         const T mtwc = core::scale(core::conj_of(tw), R(-1));  // -conj(tw)
                         const R cs = rot.cs;
@@ -341,7 +374,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                             sx += core::abs2(nx);
                             sy += core::abs2(ny);
                         }
-                        core::TrackedNorms<R> tn = core::rotate_norms(na, nb, absc, rot.t);
+                        core::TrackedNorms<R> tn = core::rotate_norms(ea, eb, absc, rot.t);
                         if (!tn.reliable) {
                             tn.a = detail::group_sum(sx, G, gmask);
                             tn.b = detail::group_sum(sy, G, gmask);
@@ -349,6 +382,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                         if (lane == 0) {
                             norms[pr.i] = tn.a;
                             norms[pr.j] = tn.b;
+                            roots[pr.i] = std::sqrt(tn.a);
+                            roots[pr.j] = std::sqrt(tn.b);
                             *rotated = 1;
                         }
                         if (p.need_vw) {
@@ -374,9 +409,12 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     }
 
     // ---- singular values, order, U = W / sigma ---------------------------------------------
-    detail::compute_norms(p, W, ldw, norms, g, lane, gmask);
+    detail::compute_norms(p, W, ldw, norms, roots, g, lane, gmask);
     sync();
-    for (int j = tid; j < N; j += TS) norms[j] = std::sqrt(norms[j]);  // sigma, scaled
+    for (int j = tid; j < N; j += TS) {  // sigma, scaled; rounding noise counts as 0
+        const R sj = std::sqrt(norms[j]);
+        norms[j] = sj > tol.negligible ? sj : R(0);
+    }
     sync();
     for (int j = tid; j < N; j += TS) {
         const R sj = norms[j];

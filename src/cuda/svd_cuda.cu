@@ -82,16 +82,18 @@ struct Plan {
     TeamLayout layout;
     unsigned grid = 0, block = 0;
     std::size_t smem = 0;
-    bool small = false;  ///< kernel variant with <= kSmallThreads threads per block
+    /// Kernel variant: <= kSmallThreads threads per block with E = 4 register rows per lane
+    /// (registers capped for occupancy) or E = 8 (for long columns per lane), else large.
+    enum class Variant { small4, small8, large } variant = Variant::large;
 };
 
 /// Launch bounds of the two kernel variants.
 constexpr int kSmallThreads = 128;
-/// Blocks per SM the small variant is compiled for (registers <= 65536 / (128 * this)): as many
+/// Blocks per SM the small E = 4 variant is compiled for (registers <= 65536 / (128 * this)): as many
 /// as fit without spilling the sweep loop, by the compiler's resource report.
 template <class DT> constexpr int small_min_blocks() {
-    if constexpr (core::is_complex_v<DT>) return sizeof(core::real_of_t<DT>) == 8 ? 5 : 7;
-    else return sizeof(DT) == 8 ? 7 : 8;
+    if constexpr (core::is_complex_v<DT>) return sizeof(core::real_of_t<DT>) == 8 ? 4 : 6;
+    else return sizeof(DT) == 8 ? 5 : 8;
 }
 constexpr int kLargeThreads = 512;
 
@@ -112,7 +114,14 @@ Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
     pl.N = int(N);
     pl.P = core::round_robin_pairs(pl.N);
     if (pl.P > 1024) return pl;
-    int G = std::min(32, pow2_ceil((M + kRegisterRows - 1) / kRegisterRows));
+    // Lanes per column pair, measured on an H100 (bench/results/h100/lanes.log): real types
+    // run fastest with 2 lanes from 8 to 32 rows (more rows per lane: fewer redundant
+    // rotation computations and shuffles) and 8 lanes above; complex ones (4x the flops per
+    // row) with 4 rows per lane. The cap of 512 threads per team applies after this.
+    int G;
+    if constexpr (core::is_complex_v<DT>) G = pow2_ceil((M + 3) / 4);
+    else G = M < 8 ? pow2_ceil((M + 3) / 4) : M <= 32 ? 2 : 8;
+    G = std::min(G, 32);
     if (lanes_override()) G = lanes_override();
     if (pl.P > kLargeThreads) return pl;
     G = std::min(G, pow2_floor(kLargeThreads / pl.P));
@@ -127,21 +136,45 @@ Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
     }
     pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R));
 
-    int dev = 0, optin = 0;
+    int dev = 0, optin = 0, per_sm = 0;
     BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
     BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
     if (pl.layout.bytes > std::size_t(optin)) return pl;
+    // Teams packed into one block share its shared memory: keep a block to a quarter of an
+    // SM's, so that blocks, not just teams, fill the SM without leaving much unused.
+    const index_t pack = std::max<index_t>(1, index_t(per_sm / 4) / index_t(pl.layout.bytes));
     pl.teams_per_block = int(std::min<index_t>(
-        {index_t(pl.teams_per_block), index_t(optin / pl.layout.bytes), batch}));
+        {index_t(pl.teams_per_block), pack, index_t(optin / pl.layout.bytes), batch}));
     pl.teams_per_block = std::max(1, pl.teams_per_block);
     const index_t blocks = (batch + pl.teams_per_block - 1) / pl.teams_per_block;
     if (blocks > INT_MAX) return pl;
     pl.grid = unsigned(blocks);
     pl.block = unsigned(pl.team_threads * pl.teams_per_block);
     pl.smem = pl.layout.bytes * pl.teams_per_block;
-    pl.small = pl.block <= kSmallThreads && !force_large();
+    const int rows_per_lane = (pl.M + G - 1) / G;
+    if (pl.block > kSmallThreads || force_large()) pl.variant = Plan::Variant::large;
+    else pl.variant = rows_per_lane > 4 ? Plan::Variant::small8 : Plan::Variant::small4;
     pl.fits = true;
     return pl;
+}
+
+/// The kernel variant of a plan, with its shared-memory attributes set: the dynamic limit
+/// raised past 48 KB where needed, and the largest carveout preferred, so that as many
+/// matrices as fit share an SM (left to the driver, the carveout can hold one block).
+template <class T> auto configured_kernel(const Plan& pl) {
+    using DT = device_scalar_t<T>;
+    const auto kernel =
+        pl.variant == Plan::Variant::small4
+            ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, small_min_blocks<DT>(), 4>
+        : pl.variant == Plan::Variant::small8 ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, 3, 8>
+                                              : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1, 8>;
+    if (pl.smem > 48 * 1024)
+        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(pl.smem)));
+    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             int(cudaSharedmemCarveoutMaxShared)));
+    return kernel;
 }
 
 template <class T>
@@ -181,11 +214,7 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     p.tol = core::convergence_tolerance<R>(opts.tol_factor, pl.M);
     p.max_sweeps = opts.max_sweeps;
 
-    auto kernel = pl.small ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, small_min_blocks<DT>()>
-                           : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1>;
-    if (pl.smem > 48 * 1024)
-        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 int(pl.smem)));
+    const auto kernel = configured_kernel<T>(pl);
     kernel<<<pl.grid, pl.block, pl.smem, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
 }
@@ -296,6 +325,21 @@ template <class T> bool fits_fused_kernel(index_t m, index_t n, bool need_v) {
     return make_plan<T>(m, n, 1, need_v).fits;
 }
 
+template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t batch, bool need_v) {
+    const Plan pl = make_plan<T>(m, n, batch, need_v);
+    FusedPlanInfo info;
+    info.fits = pl.fits;
+    if (!pl.fits) return info;
+    info.lanes_per_pair = pl.G;
+    info.team_threads = pl.team_threads;
+    info.teams_per_block = pl.teams_per_block;
+    info.block_threads = int(pl.block);
+    info.smem_per_block = pl.smem;
+    BATCHSVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &info.blocks_per_sm, configured_kernel<T>(pl), int(pl.block), pl.smem));
+    return info;
+}
+
 template <class T> index_t largest_fused_square(bool need_v) {
     index_t lo = 1, hi = 2048;  // fits(lo), !fits(hi)
     if (!fits_fused_kernel<T>(1, 1, need_v)) return 0;
@@ -312,7 +356,8 @@ template <class T> index_t largest_fused_square(bool need_v) {
     template void gesvd_host<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*,   \
                                 index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&); \
     template bool fits_fused_kernel<T>(index_t, index_t, bool);                                \
-    template index_t largest_fused_square<T>(bool);
+    template index_t largest_fused_square<T>(bool);                                            \
+    template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);
 BATCHSVD_CUDA_INSTANTIATE_(float)
 BATCHSVD_CUDA_INSTANTIATE_(double)
 BATCHSVD_CUDA_INSTANTIATE_(std::complex<float>)
