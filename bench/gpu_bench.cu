@@ -188,12 +188,14 @@ struct Row {
     double geo_kappa = 0;
     batchsvd::testing::Errors geo_ours, geo_gesvda;
     bool geo_gesvda_ok = false;
+    double floor_ms = nan_ms;  ///< inputs read and outputs written once at the copy bandwidth
     std::string plan;          ///< how the fused kernel ran the case
     double mean_sweeps = nan_ms;  ///< sweeps to convergence (final check sweep included)
     int most_sweeps = 0;
 };
 
 struct Env {
+    double copy_bytes_per_ms = 0;  ///< measured device-to-device copy rate, read + written
     cudaStream_t stream;
     cusolverDnHandle_t handle;
     int reps;
@@ -242,9 +244,12 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
         if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
     }
+    row.floor_ms = double(sizeof(T) * (std::size_t(m) * n + std::size_t(m) * k + std::size_t(n) * k) +
+                          sizeof(R) * std::size_t(k)) * double(batch) / env.copy_bytes_per_ms;
     {  // the fused kernel's plan, and the sweeps the batch needed (runs with a sweep limit s)
         const auto pi = batchsvd::cuda::fused_plan_info<T>(m, n, batch, true);
-        row.plan = pi.fits ? "G" + std::to_string(pi.lanes_per_pair) + " team" +
+        row.plan = std::max(m, n) <= batchsvd::cuda::tiny_max_order() ? std::string("tiny kernel")
+                 : pi.fits ? "G" + std::to_string(pi.lanes_per_pair) + " team" +
                                  std::to_string(pi.team_threads) + " x" +
                                  std::to_string(pi.teams_per_block) + " blk/SM " +
                                  std::to_string(pi.blocks_per_sm)
@@ -384,7 +389,7 @@ int main(int argc, char** argv) {
         "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
         "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
         "max:1000,f32:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
-        "f64:1000000:8:8";
+        "f32:1000000:4:4,f64:1000000:4:4,f64:1000000:8:8";
     std::string csv_path, label;
     int reps = 10;
     bool peers = true;
@@ -427,6 +432,17 @@ int main(int argc, char** argv) {
     cusolverDnSetStream(env.handle, env.stream);
     env.reps = reps;
     env.peers = peers;
+    {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
+        const std::size_t bytes = std::size_t(1) << 30;
+        Dev<char> x(bytes), y(bytes);
+        CK(cudaMemset(x.p, 1, bytes));
+        const double ms = time_median(10, env.stream, [](int) {}, [&] {
+            CK(cudaMemcpyAsync(y.p, x.p, bytes, cudaMemcpyDeviceToDevice, env.stream));
+            return true;
+        });
+        env.copy_bytes_per_ms = 2.0 * double(bytes) / ms;
+        std::cerr << "copy bandwidth: " << env.copy_bytes_per_ms / 1e9 << " TB/s\n";
+    }
 
     std::vector<Row> rows;
     std::stringstream ss(cases);
@@ -473,7 +489,8 @@ int main(int argc, char** argv) {
            "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
            "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
            "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
-           "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps\n";
+           "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
+           "batchsvd_over_floor,copy_TBps\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -489,7 +506,8 @@ int main(int argc, char** argv) {
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
-            << fmt(r.mean_sweeps) << ',' << r.most_sweeps << '\n';
+            << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
+            << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 
@@ -509,9 +527,10 @@ int main(int argc, char** argv) {
                     sci(r.err.e3).c_str(), sci(r.err.e4).c_str());
     }
     for (const Row& r : rows)
-        std::printf("plan %-10s %ldx%ldx%ld: %s, sweeps mean %s max %d\n", r.precision.c_str(),
-                    long(r.batch), long(r.m), long(r.n), r.plan.c_str(), fmt(r.mean_sweeps).c_str(),
-                    r.most_sweeps);
+        std::printf("plan %-10s %ldx%ldx%ld: %s, sweeps mean %s max %d, memory floor %s ms (x%s)\n",
+                    r.precision.c_str(), long(r.batch), long(r.m), long(r.n), r.plan.c_str(),
+                    fmt(r.mean_sweeps).c_str(), r.most_sweeps, fmt(r.floor_ms, 3).c_str(),
+                    fmt(r.ours / r.floor_ms, 3).c_str());
     for (const Row& r : rows)
         if (r.geo_kappa > 0)
             std::printf("geo kappa %.0e %-10s %ldx%ld: e2 ours %s gesvda %s | e4 ours %s gesvda %s\n",

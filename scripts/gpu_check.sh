@@ -29,7 +29,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 status=0
 if [ $run_tests -eq 1 ]; then
   # Every CUDA case (device pointers, and the shared harness on the cuda backend).
-  gpu-carry/batchsvd_tests --gtest_filter="$filter" --gtest_brief=1 >"$out/gpu_tests.log" 2>&1
+  gpu-carry/batchsvd_tests --gtest_filter="$filter" >"$out/gpu_tests.log" 2>&1
   status=$?
   tail -n 5 "$out/gpu_tests.log"
 fi

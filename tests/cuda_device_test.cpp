@@ -10,6 +10,7 @@
 #include <complex>
 #include <iostream>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -269,6 +270,129 @@ TYPED_TEST(CudaDevice, LargestFusedSquareAndFallback) {
                                                   testing::fresh_seed());
         SCOPED_TRACE(std::to_string(size));
         expect_accurate<T>(size, size, batch, a, solve_on_device<T>(size, size, batch, a, {}));
+    }
+}
+
+// ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------
+
+/// Every order from 1 to the tiny cap, square, tall and wide, the six families; batches
+/// that end in a partial block of 128 matrices.
+TYPED_TEST(CudaDevice, TinyEveryShapeAndFamily) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (index_t m = 1; m <= 4; ++m)
+            for (index_t n = 1; n <= 4; ++n) {
+                const index_t batch = 300;
+                const std::uint64_t seed = testing::fresh_seed();
+                SCOPED_TRACE(std::string(testing::to_string(f)) + " " + std::to_string(m) + "x" +
+                             std::to_string(n) + " seed " + std::to_string(seed));
+                const auto a = testing::generate_batch<T>(f, m, n, batch, seed);
+                expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+            }
+}
+
+/// The known traps of tiny SVDs: rank 1, repeated singular values, zero, entries that
+/// differ by 1e-8, rotations and reflections (det = -1), a single non-zero entry.
+TYPED_TEST(CudaDevice, TinyTraps) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    using R = real_t<T>;
+    std::mt19937_64 rng(testing::fresh_seed());
+    std::uniform_real_distribution<double> ud(-1, 1);
+    for (index_t m = 2; m <= 4; ++m)
+        for (index_t n = 2; n <= 4; ++n) {
+            const index_t k = std::min(m, n), batch = 7 * 20;
+            std::vector<T> a(m * n * batch);
+            for (index_t b = 0; b < batch; ++b) {
+                T* x = a.data() + b * m * n;
+                const int kind = int(b % 7);
+                const double th = 3.14159 * ud(rng);
+                for (index_t j = 0; j < n; ++j)
+                    for (index_t i = 0; i < m; ++i) {
+                        double v = 0;
+                        switch (kind) {
+                            case 0: v = (i + 1) * (0.5 + j); break;                 // rank 1
+                            case 1: v = i == j ? 2.5 : 0; break;                     // repeated sigma
+                            case 2: v = 0; break;                                    // zero
+                            case 3: v = 1 + 1e-8 * ud(rng); break;                   // nearly equal
+                            case 4: v = i == j ? (i < 2 ? std::cos(th) : 1) : 0;     // rotation
+                                    if (i < 2 && j < 2 && i != j) v = (i == 0 ? -1 : 1) * std::sin(th);
+                                    break;
+                            case 5: v = i == j ? (i == 0 ? -1 : 1) : 0; break;       // reflection
+                            default: v = (i == m - 1 && j == 0) ? 3e-3 : 0; break;   // one entry
+                        }
+                        x[i + j * m] = T(R(v));
+                    }
+            }
+            SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+            const auto r = solve_on_device<T>(m, n, batch, a, {});
+            expect_accurate<T>(m, n, batch, a, r);
+            for (index_t b = 0; b < batch; ++b) {
+                const int kind = int(b % 7);
+                const R* sv = r.s.data() + b * k;
+                if (kind == 1 || kind == 4 || kind == 5)  // orthogonal times a scalar
+                    for (index_t j = 0; j < k; ++j)
+                        EXPECT_NEAR(sv[j], kind == 1 ? 2.5 : 1.0, 4 * limit<T>()) << b << " " << j;
+                if (kind == 2)
+                    for (index_t j = 0; j < k; ++j) EXPECT_EQ(sv[j], R(0)) << b;
+                if (kind == 0 || kind == 6)  // rank 1: one non-zero sigma
+                    for (index_t j = 1; j < k; ++j) EXPECT_LE(sv[j], 4 * limit<T>() * sv[0]) << b;
+            }
+        }
+}
+
+/// A NaN or Inf matrix among tiny ones: flagged, NaN outputs, the others bit-identical to a
+/// run without it.
+TYPED_TEST(CudaDevice, TinyNonFiniteIsolated) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {4, 2}, {2, 4}}) {
+        const index_t batch = 260, k = std::min(m, n);
+        const auto clean = testing::generate_batch<T>(testing::Family::random, m, n, batch,
+                                                      testing::fresh_seed());
+        auto a = clean;
+        a[129 * m * n] = nan_value<T>();
+        a[130 * m * n + 1] = T(std::numeric_limits<real_t<T>>::infinity());
+        const auto r0 = solve_on_device<T>(m, n, batch, clean, {});
+        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        for (index_t b = 0; b < batch; ++b) {
+            const bool bad = b == 129 || b == 130;
+            ASSERT_EQ(r.info[b], bad ? info_nonfinite : 0) << b;
+            for (index_t j = 0; j < k; ++j) {
+                if (bad) EXPECT_TRUE(std::isnan(r.s[b * k + j]));
+                else EXPECT_EQ(r.s[b * k + j], r0.s[b * k + j]);
+            }
+            for (index_t i = 0; i < m * k; ++i) {
+                if (bad) EXPECT_TRUE(is_nan(r.u[b * m * k + i]));
+                else EXPECT_EQ(r.u[b * m * k + i], r0.u[b * m * k + i]);
+            }
+            for (index_t i = 0; i < n * k; ++i) {
+                if (bad) EXPECT_TRUE(is_nan(r.v[b * n * k + i]));
+                else EXPECT_EQ(r.v[b * n * k + i], r0.v[b * n * k + i]);
+            }
+        }
+    }
+}
+
+/// U or V off, values only: the tiny kernel leaves an output it was not asked for alone.
+TYPED_TEST(CudaDevice, TinyVectorsOff) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {4, 3}, {2, 3}}) {
+        const index_t batch = 200;
+        const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
+                                                  testing::fresh_seed());
+        for (int mode = 0; mode < 3; ++mode) {
+            Options o;
+            o.compute_u = mode != 0;
+            o.compute_v = mode != 1;
+            if (mode == 2) o.compute_u = o.compute_v = false;
+            const auto r = solve_on_device<T>(m, n, batch, a, o);
+            expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
+            if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
+            if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+        }
     }
 }
 

@@ -21,6 +21,10 @@ struct FusedPlanInfo {
 };
 template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t batch, bool need_v);
 
+/// Largest order max(m, n) that goes to the tiny kernel (one thread per matrix), 0 when the
+/// environment turns that kernel off (BATCHSVD_CUDA_NO_TINY, for benchmarks).
+int tiny_max_order();
+
 /// Largest n such that an n x n matrix of T fits the fused kernel on the current device.
 template <class T> index_t largest_fused_square(bool need_v);
 

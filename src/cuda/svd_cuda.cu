@@ -15,6 +15,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
 #include "cuda/jacobi_kernel.cuh"
+#include "cuda/tiny_kernel.cuh"
 
 namespace batchsvd::cuda {
 
@@ -40,6 +41,11 @@ bool is_device_pointer(const void* p) {
         return false;
     }
     return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+int tiny_max_order() {
+    static const bool off = std::getenv("BATCHSVD_CUDA_NO_TINY") != nullptr;
+    return off ? 0 : kTinyMax;
 }
 
 namespace {
@@ -177,10 +183,14 @@ template <class T> auto configured_kernel(const Plan& pl) {
     return kernel;
 }
 
+/// Kernel parameters common to the fused and the tiny kernel (the team fields are the fused
+/// kernel's, filled by launch_fused).
 template <class T>
-void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
-                  real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
-                  const Options& opts, bool need_vw, cudaStream_t stream) {
+JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t batch,
+                                               MatrixBatch<const T> a, real_t<T>* s,
+                                               index_t s_stride, MatrixBatch<T> u,
+                                               MatrixBatch<T> v, int* info, const Options& opts,
+                                               bool need_vw) {
     using DT = device_scalar_t<T>;
     using R = real_t<T>;
     JacobiParams<DT> p{};
@@ -199,21 +209,45 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     p.batch = batch;
     p.m = int(m);
     p.n = int(n);
-    p.M = pl.M;
-    p.N = pl.N;
+    p.M = int(std::max(m, n));
+    p.N = int(std::min(m, n));
     p.transpose = m < n;
     p.compute_u = opts.compute_u;
     p.compute_v = opts.compute_v;
     p.need_vw = need_vw;
+    // The same threshold as the CPU backend, on the working matrix's column length.
+    p.tol = core::convergence_tolerance<R>(opts.tol_factor, p.M);
+    p.max_sweeps = opts.max_sweeps;
+    return p;
+}
+
+/// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
+/// off (benchmarking the fused kernel on the same sizes).
+bool use_tiny(index_t m, index_t n) { return std::max(m, n) <= tiny_max_order(); }
+
+template <class T>
+void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                 const Options& opts, bool need_vw, cudaStream_t stream) {
+    using DT = device_scalar_t<T>;
+    const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
+    const index_t blocks = (batch + kTinyThreads - 1) / kTinyThreads;
+    if (blocks > INT_MAX)
+        throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
+    tiny_jacobi_kernel<DT><<<unsigned(blocks), kTinyThreads, tiny_smem_bytes<DT>(), stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("tiny_jacobi_kernel");
+}
+
+template <class T>
+void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
+                  real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                  const Options& opts, bool need_vw, cudaStream_t stream) {
+    auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
     p.G = pl.G;
     p.P = pl.P;
     p.team_threads = pl.team_threads;
     p.teams_per_block = pl.teams_per_block;
     p.layout = pl.layout;
-    // The same threshold as the CPU backend, on the working matrix's column length.
-    p.tol = core::convergence_tolerance<R>(opts.tol_factor, pl.M);
-    p.max_sweeps = opts.max_sweeps;
-
     const auto kernel = configured_kernel<T>(pl);
     kernel<<<pl.grid, pl.block, pl.smem, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
@@ -266,6 +300,10 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     }
     const bool tall = m >= n;
     const bool need_vw = tall ? opts.compute_v : opts.compute_u;
+    if (use_tiny(m, n)) {
+        launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        return;
+    }
     const Plan pl = make_plan<T>(m, n, batch, need_vw);
     if (!pl.fits) {
         cpu_fallback_from_device<T>(m, n, batch, a, s, s_stride, u, v, info, opts, stream);
