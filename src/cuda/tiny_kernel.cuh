@@ -93,6 +93,12 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
         for (int r = 0; r < NM; ++r) {
             W[c][r] = T(R(0));
             V[c][r] = T(R(r == c ? 1 : 0));
+        }
+    // (A separate pass: the transposed store below writes W[r][c] for a later (c, r).)
+#pragma unroll
+    for (int c = 0; c < NM; ++c)
+#pragma unroll
+        for (int r = 0; r < NM; ++r) {
             if (active && r < m && c < n) {
                 const T x = stage[tid * mn + r + c * m];
                 bad = bad || !core::is_finite(x);
