@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs what batchsvd needs on Debian/Ubuntu, from Debian packages only: compilers,
-# CMake, Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), NumPy (for the CLI's check).
+# Installs what batchsvd needs on Debian/Ubuntu: from Debian packages, compilers, CMake,
+# Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), Python with its headers and pip (the
+# Python package), NumPy (the CLI's check); from PyPI, NumPy and pytest for a python3 that
+# is not Debian's. `pip install .` fetches the Python build's own needs (scikit-build-core,
+# nanobind) from PyPI.
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
 set -euo pipefail
-packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev python3 python3-numpy)
+packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev python3 python3-dev
+          python3-pip python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,7 +24,10 @@ else
 fi
 # The python3 first on PATH may not be Debian's (pyenv, a venv): the CLI's NumPy check needs
 # NumPy in that interpreter, so it comes from PyPI when python3-numpy does not serve it.
-if ! python3 -c "import numpy" 2>/dev/null; then
-  echo "install-deps: installing numpy for $(command -v python3) from PyPI"
-  python3 -m pip install -q numpy || python3 -m pip install -q --break-system-packages numpy
-fi
+# The Python package's tests need pytest in that interpreter too.
+for mod in numpy pytest; do
+  if ! python3 -c "import $mod" 2>/dev/null; then
+    echo "install-deps: installing $mod for $(command -v python3) from PyPI"
+    python3 -m pip install -q "$mod" || python3 -m pip install -q --break-system-packages "$mod"
+  fi
+done

@@ -1,0 +1,313 @@
+"""batchsvd: batched singular value decompositions (one-sided Jacobi) on GPUs and CPUs.
+
+    U, S, Vh = batchsvd.svd(a)        # a: (..., m, n) NumPy, PyTorch, CuPy or JAX (host) array
+    S = batchsvd.svdvals(a)
+
+Results follow ``numpy.linalg.svd(a, full_matrices=False)`` / ``torch.linalg.svd``:
+``a[..., :, :] = U @ (S[..., None] * Vh)`` with S descending. They are arrays of the
+input's type on the input's device. The input is read in place, without a copy, when each
+matrix is stored row-major or column-major with unit stride and the batch dimensions
+collapse to one stride; otherwise a contiguous copy is made first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _batchsvd
+
+__all__ = ["svd", "svdvals", "cuda_available", "__version__"]
+__version__ = _batchsvd.version()
+
+_DTYPES = ("float32", "float64", "complex64", "complex128")
+
+
+def cuda_available() -> bool:
+    """True when batchsvd was built with CUDA and a CUDA device is usable."""
+    return _batchsvd.cuda_available()
+
+
+# ---- array frameworks -----------------------------------------------------------------------
+
+class _NumPy:
+    name = "numpy"
+
+    def __init__(self, a):
+        self.xp = np
+
+    def dtype_name(self, a):
+        return np.dtype(a.dtype).name
+
+    def strides(self, a):  # in elements
+        return tuple(s // a.itemsize for s in a.strides)
+
+    def contiguous(self, a):
+        return np.ascontiguousarray(a)
+
+    def empty(self, shape, dtype_name, like):
+        return np.empty(shape, dtype=dtype_name)
+
+    def conj(self, x):
+        return np.conjugate(x, out=x)
+
+    def transpose_last(self, x):
+        return np.swapaxes(x, -1, -2)
+
+    def stream(self, a):
+        return 0
+
+    def device_context(self, a):
+        return _NoContext()
+
+    def to_host_int(self, x):
+        return np.asarray(x)
+
+    def finish(self, x):
+        return x
+
+
+class _Torch:
+    name = "torch"
+
+    def __init__(self, a):
+        import torch
+        self.torch = torch
+
+    def dtype_name(self, a):
+        return str(a.dtype).replace("torch.", "")
+
+    def strides(self, a):
+        return tuple(a.stride())
+
+    def contiguous(self, a):
+        return a.contiguous()
+
+    def empty(self, shape, dtype_name, like):
+        return self.torch.empty(shape, dtype=getattr(self.torch, dtype_name), device=like.device)
+
+    def conj(self, x):
+        return x.conj_physical_()
+
+    def transpose_last(self, x):
+        return x.transpose(-1, -2)
+
+    def stream(self, a):
+        if a.device.type == "cuda":
+            return self.torch.cuda.current_stream(a.device).cuda_stream
+        return 0
+
+    def device_context(self, a):
+        if a.device.type == "cuda":
+            return self.torch.cuda.device(a.device)
+        return _NoContext()
+
+    def to_host_int(self, x):
+        return x.cpu().numpy()
+
+    def finish(self, x):
+        return x
+
+
+class _CuPy:
+    name = "cupy"
+
+    def __init__(self, a):
+        import cupy
+        self.cupy = cupy
+
+    def dtype_name(self, a):
+        return np.dtype(a.dtype).name
+
+    def strides(self, a):
+        return tuple(s // a.itemsize for s in a.strides)
+
+    def contiguous(self, a):
+        return self.cupy.ascontiguousarray(a)
+
+    def empty(self, shape, dtype_name, like):
+        with like.device:
+            return self.cupy.empty(shape, dtype=dtype_name)
+
+    def conj(self, x):
+        return self.cupy.conjugate(x, out=x)
+
+    def transpose_last(self, x):
+        return self.cupy.swapaxes(x, -1, -2)
+
+    def stream(self, a):
+        return self.cupy.cuda.get_current_stream().ptr
+
+    def device_context(self, a):
+        return a.device
+
+    def to_host_int(self, x):
+        return self.cupy.asnumpy(x)
+
+    def finish(self, x):
+        return x
+
+
+class _NoContext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _framework(a):
+    module = type(a).__module__.split(".")[0]
+    if isinstance(a, np.ndarray):
+        return _NumPy(a), a, None
+    if module == "torch":
+        return _Torch(a), a, None
+    if module == "cupy":
+        return _CuPy(a), a, None
+    if module in ("jax", "jaxlib"):
+        platforms = {d.platform for d in a.devices()}
+        if platforms != {"cpu"}:
+            raise NotImplementedError(
+                "batchsvd.svd: JAX arrays on a GPU are not supported yet; pass a CuPy or "
+                "PyTorch array (jax.dlpack interoperates with both), or a host array")
+        import jax.numpy as jnp
+        return _NumPy(a), np.asarray(a), jnp.asarray
+    raise TypeError("batchsvd.svd: expected a NumPy, PyTorch, CuPy or JAX array, got %s"
+                    % type(a).__name__)
+
+
+# ---- layout ------------------------------------------------------------------------------
+
+def _batch_stride(shape, strides):
+    """One stride for all batch dimensions (elements), or None when they do not collapse."""
+    if len(shape) == 0:
+        return 0
+    step = None
+    expected = None
+    for size, stride in zip(reversed(shape), reversed(strides)):
+        if size == 1:
+            continue
+        if step is None:
+            step, expected = stride, stride * size
+        elif stride != expected:
+            return None
+        else:
+            expected = stride * size
+    return step if step is not None else 0
+
+
+def _layout(shape, strides):
+    """('C' or 'F', leading dimension, batch stride) when the input can be read in place."""
+    m, n = shape[-2], shape[-1]
+    sm, sn = strides[-2], strides[-1]
+    bstride = _batch_stride(shape[:-2], strides[:-2])
+    if bstride is None or bstride < 0 or sm < 0 or sn < 0:
+        return None
+    if (sn == 1 or n == 1) and sm >= n:  # row-major: column-major A^T, ld = row stride
+        return "C", max(sm, 1, n), bstride
+    if (sm == 1 or m == 1) and sn >= m:  # column-major A, ld = column stride
+        return "F", max(sn, 1, m), bstride
+    return None
+
+
+def _svd(a, compute_uv, tol, max_sweeps, return_info):
+    fw, arr, back = _framework(a)
+    if getattr(arr, "ndim", 0) < 2:
+        raise ValueError("batchsvd.svd: expected an array of at least 2 dimensions (..., m, n), "
+                         "got shape %s" % (tuple(arr.shape),))
+    dtype = fw.dtype_name(arr)
+    if dtype not in _DTYPES:
+        raise TypeError("batchsvd.svd: unsupported dtype %s; use float32, float64, complex64 or "
+                        "complex128" % dtype)
+    real = {"float32": "float32", "float64": "float64", "complex64": "float32",
+            "complex128": "float64"}[dtype]
+    complex_ = dtype.startswith("complex")
+    shape = tuple(arr.shape)
+    batch_shape, m, n = shape[:-2], shape[-2], shape[-1]
+    batch = int(np.prod(batch_shape, dtype=np.int64))
+    k = min(m, n)
+    if tol is not None and not (tol > 0):
+        raise ValueError("batchsvd.svd: tol must be positive")
+    if max_sweeps is not None and max_sweeps < 1:
+        raise ValueError("batchsvd.svd: max_sweeps must be >= 1")
+
+    layout = _layout(shape, fw.strides(arr)) if batch * m * n > 0 else ("C", max(n, 1), m * n)
+    if layout is None:
+        arr = fw.contiguous(arr)
+        layout = _layout(shape, fw.strides(arr))
+    order, ld, bstride = layout
+    if batch <= 1:
+        bstride = max(bstride, m * n)
+
+    with fw.device_context(arr):
+        s = fw.empty(batch_shape + (k,), real, arr)
+        info = fw.empty((max(batch, 1),), "int32", arr)
+        # The library sees column-major matrices: A itself (F) or A^T (C). Its U and V are
+        # written as (k, rows) row-major buffers, i.e. column-major rows x k.
+        rows, cols = (m, n) if order == "F" else (n, m)
+        left = fw.empty(batch_shape + (k, rows), dtype, arr) if compute_uv else None
+        right = fw.empty(batch_shape + (k, cols), dtype, arr) if compute_uv else None
+        if batch * k > 0:
+            _batchsvd.gesvd(arr, s, left, right, info, rows, cols, batch, ld, bstride,
+                            rows, rows * k, cols, cols * k, k,
+                            30.0 if tol is None else float(tol),
+                            100 if max_sweeps is None else int(max_sweeps), fw.stream(arr))
+        else:  # nothing to decompose (k == 0 or an empty batch): every matrix "converged"
+            info[...] = 0
+
+    if not return_info:
+        status = fw.to_host_int(info)[:batch]
+        if (status < 0).any():
+            raise np.linalg.LinAlgError(
+                "batchsvd.svd: %d matrices hold NaN or Inf (first at flat batch index %d); "
+                "pass return_info=True to get their status instead"
+                % (int((status < 0).sum()), int(np.argmax(status < 0))))
+        if (status > 0).any():
+            raise np.linalg.LinAlgError(
+                "batchsvd.svd: %d matrices did not converge within max_sweeps; pass "
+                "return_info=True to accept the best available results"
+                % int((status > 0).sum()))
+    info = info[:batch].reshape(batch_shape) if batch > 0 else info[:0].reshape(batch_shape)
+
+    back = back or fw.finish
+    if not compute_uv:
+        return (back(s), back(info)) if return_info else back(s)
+    if order == "F":
+        # A = U' S V'^H: U = U' (left holds U'^T), Vh = conj(V'^T) (right holds V'^T).
+        u = fw.transpose_last(left)
+        vh = fw.conj(right) if complex_ else right
+    else:
+        # A^T = U' S V'^H: A = conj(V') S U'^T, so U = conj(V') (right holds V'^T) and
+        # Vh = U'^T (left holds U'^T).
+        u = fw.transpose_last(fw.conj(right) if complex_ else right)
+        vh = left
+    out = (back(u), back(s), back(vh))
+    return out + (back(info),) if return_info else out
+
+
+def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
+        return_info=False):
+    """Reduced SVD of a stack of matrices: ``a = U @ (S[..., None] * Vh)``.
+
+    a: array of shape (..., m, n) (float32, float64, complex64 or complex128) from NumPy,
+       PyTorch (CPU or CUDA), CuPy, or JAX (host arrays).
+    full_matrices: only False is supported (the reduced SVD, U (..., m, k), Vh (..., k, n),
+       k = min(m, n)); True raises NotImplementedError.
+    compute_uv: when False, only S is returned.
+    tol: convergence factor k in |a_i^H a_j| <= k u ||a_i|| ||a_j|| (default 30).
+    max_sweeps: sweep limit per matrix (default 100).
+    return_info: when True, the per-matrix status (0 converged, > 0 sweeps run without
+       converging, -1 NaN/Inf input) is returned last instead of raising LinAlgError.
+
+    CUDA arrays are processed on the framework's current stream, on the array's device.
+    Without return_info, the status is checked on the host, which synchronises with that
+    stream.
+    """
+    if full_matrices:
+        raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "
+                                  "reduced SVD (full_matrices=False) is computed")
+    return _svd(a, compute_uv, tol, max_sweeps, return_info)
+
+
+def svdvals(a, *, tol=None, max_sweeps=None, return_info=False):
+    """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``."""
+    return _svd(a, False, tol, max_sweeps, return_info)

@@ -1,0 +1,225 @@
+"""batchsvd.svd against numpy.linalg.svd: the six families of the paper's Table 1 in the four
+dtypes and several batch shapes, with the paper's measures e1-e4 below 30u; layouts that are
+read in place or copied; errors; and, where a CUDA device and PyTorch or CuPy exist, the same
+on GPU arrays with stream ordering. Fresh random inputs on every run (the seed is printed
+on failure)."""
+
+import os
+
+import numpy as np
+import pytest
+
+import batchsvd
+
+SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
+FAMILIES = ("random", "arith", "cluster0", "cluster1", "logrand", "geo")
+DTYPES = ("float32", "float64", "complex64", "complex128")
+UNIT = {"float32": 2.0**-24, "complex64": 2.0**-24, "float64": 2.0**-53, "complex128": 2.0**-53}
+KAPPA = {"float32": 1e5, "complex64": 1e5, "float64": 1e10, "complex128": 1e10}
+
+
+def rng(*salt):
+    return np.random.default_rng([SEED, *[hash(s) % (2**32) for s in salt]])
+
+
+def unitary(g, n, complex_):
+    z = g.standard_normal((n, n))
+    if complex_:
+        z = z + 1j * g.standard_normal((n, n))
+    q, r = np.linalg.qr(z)
+    return q * (np.diag(r) / np.abs(np.diag(r)))
+
+
+def family(g, name, m, n, dtype, batch_shape):
+    """A batch of m x n matrices of one family (condition KAPPA[dtype])."""
+    complex_ = dtype.startswith("complex")
+    count = int(np.prod(batch_shape, dtype=np.int64))
+    out = np.empty((count, m, n), dtype=np.complex128 if complex_ else np.float64)
+    k = min(m, n)
+    inv = 1.0 / KAPPA[dtype]
+    x = np.arange(k) / max(k - 1, 1)
+    for b in range(count):
+        if name == "random" or k <= 1:
+            a = g.uniform(-1, 1, (m, n))
+            if complex_:
+                a = a + 1j * g.uniform(-1, 1, (m, n))
+            out[b] = a
+            continue
+        s = {"arith": 1.0 - x * (1.0 - inv),
+             "cluster0": np.where(np.arange(k) == 0, 1.0, inv),
+             "cluster1": np.where(np.arange(k) == k - 1, inv, 1.0),
+             "geo": KAPPA[dtype] ** (-x),
+             "logrand": np.sort(np.exp(g.uniform(np.log(inv), 0, k)))[::-1]}[name]
+        u = unitary(g, m, complex_)[:, :k]
+        v = unitary(g, n, complex_)[:, :k]
+        out[b] = (u * s) @ v.conj().T
+    return out.reshape(batch_shape + (m, n)).astype(dtype)
+
+
+def errors(a, u, s, vh):
+    """The paper's e1-e4 (e4 scaled by max(1, sigma_1)), worst over the batch, computed in
+    double precision against NumPy's LAPACK."""
+    hi = np.complex128 if np.iscomplexobj(a) else np.float64
+    a, u, s, vh = (np.asarray(x).astype(hi if x is not s else np.float64) for x in (a, u, s, vh))
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    ref = np.linalg.svd(a, compute_uv=False)
+    one = lambda x: np.abs(x).sum(axis=-2).max(axis=-1)  # matrix 1-norm
+    e1 = one(a - u @ (s[..., None] * vh)) / (n * np.maximum(one(a), np.finfo(float).tiny))
+    e2 = one(np.eye(k) - np.swapaxes(u.conj(), -1, -2) @ u) / m
+    e3 = one(np.eye(k) - vh @ np.swapaxes(vh.conj(), -1, -2)) / n
+    e4 = np.linalg.norm(s - ref, axis=-1) / (k * np.maximum(1.0, ref[..., 0]))
+    assert (np.diff(s, axis=-1) <= 0).all(), "S is not sorted descending"
+    return max(float(np.max(e)) for e in (e1, e2, e3, e4))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", FAMILIES)
+@pytest.mark.parametrize("batch_shape", [(), (7,), (2, 3)])
+@pytest.mark.parametrize("m,n", [(12, 12), (20, 7), (7, 20), (3, 3), (40, 33)])
+def test_families_against_numpy(dtype, name, batch_shape, m, n):
+    a = family(rng(dtype, name, batch_shape, m, n), name, m, n, dtype, batch_shape)
+    u, s, vh = batchsvd.svd(a)
+    assert u.shape == batch_shape + (m, min(m, n)) and u.dtype == a.dtype
+    assert s.shape == batch_shape + (min(m, n),) and s.dtype == np.finfo(a.dtype).dtype
+    assert vh.shape == batch_shape + (min(m, n), n) and vh.dtype == a.dtype
+    err = errors(a, u, s, vh)
+    assert err < 30 * UNIT[dtype], "seed %d: worst error %.3g u" % (SEED, err / UNIT[dtype])
+
+
+def test_issue_example():
+    a = np.random.rand(100, 20, 10)
+    u, s, vh = batchsvd.svd(a)
+    assert abs(u @ (s[..., None] * vh) - a).max() < 1e-13
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svdvals_and_compute_uv(dtype):
+    a = family(rng("vals", dtype), "geo", 9, 6, dtype, (4,))
+    s = batchsvd.svdvals(a)
+    s2 = batchsvd.svd(a, compute_uv=False)
+    ref = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+    assert np.array_equal(s, s2)
+    assert np.abs(s - ref).max() < 30 * UNIT[dtype] * 6
+
+
+def test_layouts_read_in_place_or_copied():
+    g = rng("layout")
+    base = g.standard_normal((6, 9, 5))
+    # Row-major, column-major (per matrix), batch strides that collapse: read in place.
+    assert batchsvd._layout(base.shape, tuple(x // 8 for x in base.strides))[0] == "C"
+    f = np.asfortranarray(base[0])
+    assert batchsvd._layout(f.shape, tuple(x // 8 for x in f.strides))[0] == "F"
+    sliced = base[::2]  # batch stride 2 * 45: still one stride
+    assert batchsvd._layout(sliced.shape, tuple(x // 8 for x in sliced.strides)) is not None
+    # Every other column: not unit stride inside the matrix, so copied.
+    cols = base[:, :, ::2]
+    assert batchsvd._layout(cols.shape, tuple(x // 8 for x in cols.strides)) is None
+    for a in (base, f, sliced, cols, base[:, ::-1, :], np.swapaxes(base, -1, -2)):
+        u, s, vh = batchsvd.svd(a)
+        assert abs(u @ (s[..., None] * vh) - a).max() < 1e-13
+        assert np.allclose(s, np.linalg.svd(a, compute_uv=False), rtol=0, atol=1e-13)
+
+
+def test_read_only_input_is_not_modified():
+    a = rng("ro").standard_normal((3, 5, 4))
+    keep = a.copy()
+    a.flags.writeable = False
+    batchsvd.svd(a)
+    assert np.array_equal(a, keep)
+
+
+def test_empty_shapes():
+    u, s, vh = batchsvd.svd(np.zeros((0, 4, 3)))
+    assert u.shape == (0, 4, 3) and s.shape == (0, 3) and vh.shape == (0, 3, 3)
+    u, s, vh = batchsvd.svd(np.ones((2, 0, 3)))
+    assert u.shape == (2, 0, 0) and s.shape == (2, 0) and vh.shape == (2, 0, 3)
+
+
+def test_errors_are_clear():
+    with pytest.raises(TypeError, match="unsupported dtype int64"):
+        batchsvd.svd(np.ones((3, 3), dtype=np.int64))
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        batchsvd.svd(np.ones(5))
+    with pytest.raises(TypeError, match="expected a NumPy"):
+        batchsvd.svd([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(NotImplementedError, match="full_matrices"):
+        batchsvd.svd(np.ones((3, 3)), full_matrices=True)
+    with pytest.raises(ValueError, match="tol"):
+        batchsvd.svd(np.ones((3, 3)), tol=-1)
+    with pytest.raises(ValueError, match="max_sweeps"):
+        batchsvd.svd(np.ones((3, 3)), max_sweeps=0)
+
+
+def test_nonfinite_raises_or_reports():
+    a = rng("nan").standard_normal((5, 6, 4))
+    a[2, 1, 1] = np.nan
+    a[3, 0, 0] = np.inf
+    with pytest.raises(np.linalg.LinAlgError, match="2 matrices hold NaN or Inf"):
+        batchsvd.svd(a)
+    u, s, vh, info = batchsvd.svd(a, return_info=True)
+    assert info.tolist() == [0, 0, -1, -1, 0]
+    assert np.isnan(s[2]).all() and np.isnan(u[3]).all() and np.isnan(vh[2]).all()
+    for b in (0, 1, 4):
+        assert abs(u[b] @ (s[b, :, None] * vh[b]) - a[b]).max() < 1e-13
+
+
+def test_sweep_limit_reports_or_raises():
+    a = rng("sweeps").standard_normal((4, 30, 30))
+    with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
+        batchsvd.svd(a, max_sweeps=1)
+    s, info = batchsvd.svdvals(a, max_sweeps=1, return_info=True)
+    assert (info == 1).all() and np.isfinite(s).all()
+
+
+# ---- GPU arrays (skipped without a CUDA device and PyTorch / CuPy) -------------------------
+
+def _torch_cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for PyTorch")
+    if not batchsvd.cuda_available():
+        pytest.skip("batchsvd was built without the CUDA backend")
+    return torch
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_cuda_against_torch(dtype):
+    torch = _torch_cuda()
+    a_np = family(rng("torch", dtype), "geo", 24, 16, dtype, (50,))
+    a = torch.from_numpy(a_np).cuda()
+    u, s, vh = batchsvd.svd(a)
+    assert u.device == a.device and isinstance(u, torch.Tensor)
+    err = errors(a_np, u.cpu().numpy(), s.cpu().numpy(), vh.cpu().numpy())
+    assert err < 30 * UNIT[dtype]
+    ref = torch.linalg.svdvals(a.to(torch.complex128 if "complex" in dtype else torch.float64))
+    assert (s.double() - ref).abs().max().item() < 30 * UNIT[dtype] * 16
+
+
+def test_torch_cuda_stream_ordering():
+    torch = _torch_cuda()
+    side = torch.cuda.Stream()
+    a = torch.randn(2000, 32, 32, device="cuda", dtype=torch.float64)
+    with torch.cuda.stream(side):
+        b = a * 3.0  # enqueued on `side`; batchsvd must run after it on the same stream
+        for _ in range(20):
+            b = b * 1.0
+        u, s, vh = batchsvd.svd(b, return_info=True)[:3]
+    torch.cuda.synchronize()
+    ref = torch.linalg.svdvals(a) * 3.0
+    assert (s - ref).abs().max().item() < 1e-12 * ref.max().item()
+
+
+def test_cupy_cuda():
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            pytest.skip("no CUDA device for CuPy")
+    except cupy.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no CUDA device for CuPy")
+    if not batchsvd.cuda_available():
+        pytest.skip("batchsvd was built without the CUDA backend")
+    a_np = family(rng("cupy"), "logrand", 10, 10, "float32", (30,))
+    u, s, vh = batchsvd.svd(cupy.asarray(a_np))
+    assert isinstance(s, cupy.ndarray)
+    assert errors(a_np, cupy.asnumpy(u), cupy.asnumpy(s), cupy.asnumpy(vh)) < 30 * UNIT["float32"]
