@@ -379,6 +379,9 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                             tn.a = detail::group_sum(sx, G, gmask);
                             tn.b = detail::group_sum(sy, G, gmask);
                         }
+                        // The group's lanes read roots[] above; order those reads before
+                        // lane 0 overwrites them (shuffles imply no memory ordering).
+                        __syncwarp(gmask);
                         if (lane == 0) {
                             norms[pr.i] = tn.a;
                             norms[pr.j] = tn.b;

@@ -120,13 +120,14 @@ Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
     pl.N = int(N);
     pl.P = core::round_robin_pairs(pl.N);
     if (pl.P > 1024) return pl;
-    // Lanes per column pair, measured on an H100 (bench/results/h100/lanes.log): real types
-    // run fastest with 2 lanes from 8 to 32 rows (more rows per lane: fewer redundant
-    // rotation computations and shuffles) and 8 lanes above; complex ones (4x the flops per
-    // row) with 4 rows per lane. The cap of 512 threads per team applies after this.
+    // Lanes per column pair, measured on an H100 (bench/results/h100/lanes.log and
+    // lanes8.log): real types run fastest with 1 lane up to 8 rows (16 in float64), 2 lanes up
+    // to 32 rows (more rows per lane: fewer redundant rotation computations and shuffles) and
+    // 8 lanes above; complex ones (4x the flops per row) with 4 rows per lane. The cap of 512
+    // threads per team applies after this.
     int G;
     if constexpr (core::is_complex_v<DT>) G = pow2_ceil((M + 3) / 4);
-    else G = M < 8 ? pow2_ceil((M + 3) / 4) : M <= 32 ? 2 : 8;
+    else G = M <= (sizeof(DT) == 8 ? 16 : 8) ? 1 : M <= 32 ? 2 : 8;
     G = std::min(G, 32);
     if (lanes_override()) G = lanes_override();
     if (pl.P > kLargeThreads) return pl;
