@@ -108,18 +108,13 @@ class _Torch:
         return x
 
 
-class _CuPy:
+class _CuPy(_NumPy):
+    """CuPy arrays: NumPy's dtype and stride conventions, CuPy's allocation and stream."""
     name = "cupy"
 
     def __init__(self, a):
         import cupy
         self.cupy = cupy
-
-    def dtype_name(self, a):
-        return np.dtype(a.dtype).name
-
-    def strides(self, a):
-        return tuple(s // a.itemsize for s in a.strides)
 
     def contiguous(self, a):
         return self.cupy.ascontiguousarray(a)
@@ -142,9 +137,6 @@ class _CuPy:
 
     def to_host_int(self, x):
         return self.cupy.asnumpy(x)
-
-    def finish(self, x):
-        return x
 
 
 class _NoContext:
