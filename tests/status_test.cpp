@@ -157,6 +157,107 @@ TEST_P(Status, SweepLimitReportsSweepsAndKeepsBestResult) {
     });
 }
 
+// Entries near overflow, near underflow and subnormal: the power-of-two scaling keeps the
+// sums of squares in range, and S scales with the input.
+TEST_P(Status, ExtremeScalesAreHandled) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t m = 12, n = 9, k = 9, batch = 3;
+        const auto a = testing::generate_batch<T>(testing::Family::arith, m, n, batch,
+                                                  testing::fresh_seed());
+        const Result<T> base = solve<T>(m, n, batch, a, opts());
+        const int top = std::numeric_limits<R>::max_exponent - 4;     // ~1e300 / ~1e37
+        const int low = std::numeric_limits<R>::min_exponent + 2;     // ~1e-300 / ~1e-37
+        const int sub = std::numeric_limits<R>::min_exponent - 8;     // subnormal entries
+        for (int e : {top, low, sub}) {
+            SCOPED_TRACE("entries scaled by 2^" + std::to_string(e));
+            std::vector<T> x(a);
+            for (T& v : x) v *= std::ldexp(R(1), e);
+            const Result<T> r = solve<T>(m, n, batch, x, opts());
+            const testing::Errors err = testing::measure_batch<T>(m, n, batch, x.data(), r.s.data(),
+                                                                  r.u.data(), r.v.data());
+            const double lim = tolerance_factor * testing::unit_roundoff<T>();
+            EXPECT_LT(err.e1, lim);
+            EXPECT_LT(err.e2, lim);
+            EXPECT_LT(err.e3, lim);
+            for (index_t b = 0; b < batch; ++b) {
+                ASSERT_EQ(r.info[b], 0);
+                // Subnormal inputs lose their low bits: compare with the input's own SVD.
+                const auto ref = testing::reference_singular_values<T>(m, n, x.data() + b * m * n, m);
+                // A subnormal sigma itself is quantised to denorm_min: allow that rounding.
+                const double q = e == sub ? 2.0 * std::numeric_limits<R>::denorm_min() / ref[0] : 0;
+                for (index_t j = 0; j < k; ++j) {
+                    EXPECT_NEAR(r.s[b * k + j] / ref[0], ref[j] / ref[0], lim + q) << b << " " << j;
+                    if (e != sub)  // exact powers of two: S scales exactly with the input
+                        EXPECT_NEAR(std::ldexp(r.s[b * k + j], -e), base.s[b * k + j],
+                                    lim * base.s[b * k]);
+                }
+            }
+        }
+    });
+}
+
+// Identity, a diagonal, orthogonal columns, a single non-zero entry: already orthogonal, so
+// one sweep (which finds nothing to rotate) converges; exactly repeated columns are exact.
+TEST_P(Status, StructuredMatricesConvergeAtOnce) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t m = 10, n = 7, k = 7, batch = 4;
+        std::vector<T> a(m * n * batch, T(0));
+        std::vector<T> q = testing::generate_batch<T>(testing::Family::geo, m, n, 1, testing::fresh_seed());
+        // orthogonal columns: the left factor of q's SVD scaled by distinct weights
+        const Result<T> qs = solve<T>(m, n, 1, q, opts());
+        for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i) {
+                a[0 * m * n + i + j * m] = T(R(i == j ? 1 : 0));                  // identity
+                a[1 * m * n + i + j * m] = T(R(i == j ? (j * 37 % 7) + 1 : 0));   // diagonal
+                a[2 * m * n + i + j * m] = qs.u[i + j * m] * R(j + 1);            // orthogonal
+            }
+        a[3 * m * n + 5 + 2 * m] = T(R(-3));                                      // one entry
+        Options o = opts();
+        o.max_sweeps = 1;
+        const Result<T> r = solve<T>(m, n, batch, a, o);
+        for (index_t b = 0; b < batch; ++b) EXPECT_EQ(r.info[b], 0) << "matrix " << b;
+        const testing::Errors e = testing::measure_batch<T>(m, n, batch, a.data(), r.s.data(),
+                                                            r.u.data(), r.v.data());
+        EXPECT_TRUE(e.within(tolerance_factor * testing::unit_roundoff<T>()))
+            << "e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3 << " e4 " << e.e4;
+        EXPECT_EQ(r.s[0], R(1));
+        EXPECT_EQ(r.s[1 * k], R(7));
+        EXPECT_EQ(r.s[3 * k], R(3));
+        // Exactly repeated columns: rank n - 1, accurate.
+        std::vector<T> rep = testing::generate_batch<T>(testing::Family::random, m, n, 2, testing::fresh_seed());
+        for (index_t i = 0; i < m; ++i) rep[i + 4 * m] = rep[i + 1 * m];
+        const Result<T> rr = solve<T>(m, n, 2, rep, opts());
+        EXPECT_EQ(rr.info[0], 0);
+        const testing::Errors er = testing::measure_batch<T>(m, n, 2, rep.data(), rr.s.data(),
+                                                             rr.u.data(), rr.v.data());
+        EXPECT_TRUE(er.within(tolerance_factor * testing::unit_roundoff<T>()))
+            << "e1 " << er.e1 << " e2 " << er.e2 << " e3 " << er.e3 << " e4 " << er.e4;
+        EXPECT_LE(rr.s[k - 1], 30 * testing::unit_roundoff<T>() * rr.s[0]);
+    });
+}
+
+// The same input twice gives bitwise the same outputs.
+TEST_P(Status, RepeatedRunsAreBitwiseIdentical) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {16, 16}, {40, 25}, {90, 70}}) {
+            const index_t batch = 5;
+            const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch,
+                                                      testing::fresh_seed());
+            const Result<T> r1 = solve<T>(m, n, batch, a, opts());
+            const Result<T> r2 = solve<T>(m, n, batch, a, opts());
+            EXPECT_TRUE(bitwise_equal(r1.s.data(), r2.s.data(), r1.s.size())) << m << "x" << n;
+            EXPECT_TRUE(bitwise_equal(r1.u.data(), r2.u.data(), r1.u.size())) << m << "x" << n;
+            EXPECT_TRUE(bitwise_equal(r1.v.data(), r2.v.data(), r1.v.size())) << m << "x" << n;
+            EXPECT_EQ(r1.info, r2.info);
+        }
+    });
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Status, ::testing::ValuesIn(all_params()), param_name);
 
 }  // namespace

@@ -114,6 +114,8 @@ template <class T> void run_all(const DemoRequest& req) {
 
 }  // namespace
 
+void check_demo_args(std::span<const std::string_view> args) { (void)parse_demo_args(args); }
+
 int run_demo(std::span<const std::string_view> args) {
     const DemoRequest req = parse_demo_args(args);
     switch (req.dtype) {

@@ -172,6 +172,8 @@ template <class T> int solve_and_write(const npy::Array& input, const SvdRequest
 
 }  // namespace
 
+void check_svd_args(std::span<const std::string_view> args) { (void)parse_svd_args(args); }
+
 int run_svd(std::span<const std::string_view> args) {
     const SvdRequest req = parse_svd_args(args);
     npy::Array input = npy::read(req.input);

@@ -75,7 +75,13 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
     const int limit = core::precision<R>::scale_exp;
     if (maxabs > std::ldexp(R(1), limit) || (maxabs > 0 && maxabs < std::ldexp(R(1), -limit))) {
         scale_exp = -std::ilogb(maxabs);
-        for (T& x : ws.w) x *= std::ldexp(R(1), scale_exp);
+        // ldexp on each entry: 2^scale_exp itself overflows for subnormal inputs (> 2^1023).
+        for (T& x : ws.w) {
+            if constexpr (is_cplx<T>::value)
+                x = T(std::ldexp(x.real(), scale_exp), std::ldexp(x.imag(), scale_exp));
+            else
+                x = std::ldexp(x, scale_exp);
+        }
     }
 
     // QR pre-processing: Jacobi then runs on the N x N triangle R.
