@@ -1,6 +1,7 @@
-// CUDA backend: plans and launches the fused shared-memory Jacobi kernel
-// (jacobi_kernel.cuh), stages host data, and falls back to the CPU backend for sizes whose
-// matrix does not fit in one block's shared memory (a later issue adds the blocked GPU path).
+// CUDA backend: launches the tiny-matrix kernel (tiny_kernel.cuh, max(m, n) <= 4) or plans
+// and launches the fused shared-memory Jacobi kernel (jacobi_kernel.cuh), stages host data,
+// and falls back to the CPU backend for sizes whose matrix does not fit in one block's shared
+// memory (a later issue adds the blocked GPU path).
 #include "cuda/svd_cuda.hpp"
 
 #include <cuda_runtime.h>
