@@ -3,7 +3,8 @@
 // Prints one CSV row per case (median of --reps runs after a warm-up) with the max e1-e4 of
 // each library.
 //   batchsvd_cpu_bench [--m 32] [--n 32] [--batch 2000] [--dtype f64|f32] [--reps 7]
-//                      [--family random] [--csv FILE]
+//                      [--family random] [--csv FILE] [--variant auto|unblocked|blocked]
+//                      [--block-width NB]
 #include <omp.h>
 
 #include <algorithm>
@@ -25,7 +26,8 @@ namespace {
 
 struct Args {
     index_t m = 32, n = 32, batch = 2000;
-    std::string dtype = "f64", family = "random", csv;
+    std::string dtype = "f64", family = "random", csv, variant = "auto";
+    int block_width = 0;
     int reps = 7;
 };
 
@@ -52,6 +54,10 @@ template <class T> int run(const Args& args) {
     std::vector<int> info(batch);
     Options opts;
     opts.backend = Backend::cpu;
+    opts.variant = args.variant == "unblocked" ? JacobiVariant::unblocked
+                   : args.variant == "blocked" ? JacobiVariant::blocked
+                                               : JacobiVariant::automatic;
+    opts.block_width = args.block_width;
 
     // batchsvd
     std::vector<double> t_ours;
@@ -136,6 +142,8 @@ int main(int argc, char** argv) {
         else if (key == "--reps") args.reps = std::stoi(val);
         else if (key == "--family") args.family = val;
         else if (key == "--csv") args.csv = val;
+        else if (key == "--variant") args.variant = val;
+        else if (key == "--block-width") args.block_width = std::stoi(val);
         else {
             std::fprintf(stderr, "cpu_bench: unknown option %s\n", key.c_str());
             return 2;

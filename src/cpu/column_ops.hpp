@@ -12,22 +12,45 @@ namespace batchsvd::cpu {
 template <class T> struct is_cplx : std::false_type {};
 template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
 
+/// Width of the independent partial sums in the reductions below. Without reassociation the
+/// compiler runs a single sum as one dependent chain (one fma latency per element); eight
+/// partial sums vectorise and overlap, and their fixed order keeps results deterministic.
+inline constexpr int kLanes = 8;
+
 /// x^H y over len entries
 template <class T> T dot_conj(index_t len, const T* x, const T* y) {
+    using R = real_t<T>;
     if constexpr (is_cplx<T>::value) {
-        using R = real_t<T>;
         const R* xr = reinterpret_cast<const R*>(x);
         const R* yr = reinterpret_cast<const R*>(y);
-        R re = 0, im = 0;
-        for (index_t i = 0; i < len; ++i) {
-            re += xr[2 * i] * yr[2 * i] + xr[2 * i + 1] * yr[2 * i + 1];
-            im += xr[2 * i] * yr[2 * i + 1] - xr[2 * i + 1] * yr[2 * i];
+        R re[kLanes] = {}, im[kLanes] = {};
+        index_t i = 0;
+        for (; i + kLanes <= len; i += kLanes)
+            for (int k = 0; k < kLanes; ++k) {
+                const R a = xr[2 * (i + k)], b = xr[2 * (i + k) + 1];
+                const R c = yr[2 * (i + k)], d = yr[2 * (i + k) + 1];
+                re[k] += a * c + b * d;
+                im[k] += a * d - b * c;
+            }
+        for (; i < len; ++i) {
+            re[0] += xr[2 * i] * yr[2 * i] + xr[2 * i + 1] * yr[2 * i + 1];
+            im[0] += xr[2 * i] * yr[2 * i + 1] - xr[2 * i + 1] * yr[2 * i];
         }
-        return T(re, im);
+        for (int w = kLanes / 2; w > 0; w /= 2)
+            for (int k = 0; k < w; ++k) {
+                re[k] += re[k + w];
+                im[k] += im[k + w];
+            }
+        return T(re[0], im[0]);
     } else {
-        T acc = 0;
-        for (index_t i = 0; i < len; ++i) acc += x[i] * y[i];
-        return acc;
+        R acc[kLanes] = {};
+        index_t i = 0;
+        for (; i + kLanes <= len; i += kLanes)
+            for (int k = 0; k < kLanes; ++k) acc[k] += x[i + k] * y[i + k];
+        for (; i < len; ++i) acc[0] += x[i] * y[i];
+        for (int w = kLanes / 2; w > 0; w /= 2)
+            for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+        return acc[0];
     }
 }
 
@@ -36,9 +59,14 @@ template <class T> real_t<T> norm_sq(index_t len, const T* x) {
     using R = real_t<T>;
     const R* xr = reinterpret_cast<const R*>(x);
     const index_t n = is_cplx<T>::value ? 2 * len : len;
-    R acc = 0;
-    for (index_t i = 0; i < n; ++i) acc += xr[i] * xr[i];
-    return acc;
+    R acc[kLanes] = {};
+    index_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+        for (int k = 0; k < kLanes; ++k) acc[k] += xr[i + k] * xr[i + k];
+    for (; i < n; ++i) acc[0] += xr[i] * xr[i];
+    for (int w = kLanes / 2; w > 0; w /= 2)
+        for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    return acc[0];
 }
 
 /// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)

@@ -17,9 +17,11 @@
 
 namespace batchsvd::cpu {
 
-/// Below this many columns the unblocked iteration is used (Variant::automatic). Measured on
-/// the CPU: the blocked one only pays where its block products stay in cache (see bench/).
-inline constexpr index_t unblocked_max_cols = 64;
+/// Up to this many columns the unblocked iteration is used (Variant::automatic). Measured on
+/// the 2-core development machine (batchsvd_cpu_bench --variant, float64): unblocked is 1.6-1.9x
+/// faster than blocked at 128, 256 and 512 columns, since the blocked products here are
+/// plain loops, not cache-blocked GEMMs; bench/results/cpu/README.md has the numbers.
+inline constexpr index_t unblocked_max_cols = 512;
 inline constexpr int default_block_width = 16;
 
 template <class T> struct Workspace {
