@@ -258,6 +258,24 @@ TEST_P(Status, RepeatedRunsAreBitwiseIdentical) {
     });
 }
 
+// A matrix gets bitwise the same results alone as inside a larger batch: on the CPU a batch
+// smaller than the thread count shares each step's pairs among the threads instead.
+TEST_P(Status, ResultsDoNotDependOnTheBatch) {
+    run([&](auto zero) {
+        using T = decltype(zero);
+        const index_t m = 90, n = 80, k = 80, batch = 6;
+        const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
+                                                  testing::fresh_seed());
+        const Result<T> all = solve<T>(m, n, batch, a, opts());
+        const std::vector<T> first(a.begin() + 2 * m * n, a.begin() + 3 * m * n);
+        const Result<T> one = solve<T>(m, n, 1, first, opts());
+        EXPECT_EQ(one.info[0], all.info[2]);
+        EXPECT_TRUE(bitwise_equal(one.s.data(), all.s.data() + 2 * k, k));
+        EXPECT_TRUE(bitwise_equal(one.u.data(), all.u.data() + 2 * m * k, m * k));
+        EXPECT_TRUE(bitwise_equal(one.v.data(), all.v.data() + 2 * n * k, n * k));
+    });
+}
+
 INSTANTIATE_TEST_SUITE_P(AllBackends, Status, ::testing::ValuesIn(all_params()), param_name);
 
 }  // namespace

@@ -51,19 +51,23 @@ bool rotate_if_needed(index_t rows, T* xi, T* xj, index_t vrows, T* vi, T* vj, r
 }
 
 /// One-sided Jacobi on X (rows x cols, ldx), accumulating the rotations into V (cols x cols,
-/// ldv, must hold the identity on entry) unless V is null.
+/// ldv, must hold the identity on entry) unless V is null. With `parallel`, the disjoint
+/// pairs of each round-robin step are shared among OpenMP threads (for a batch too small to
+/// occupy them); the result is bitwise the same either way.
 template <class T>
 JacobiResult jacobi_unblocked(index_t rows, index_t cols, T* X, index_t ldx, T* V,
                               index_t ldv, const core::Tolerance<real_t<T>>& tol, int max_sweeps,
-                              std::vector<real_t<T>>& norms) {
+                              std::vector<real_t<T>>& norms, bool parallel = false) {
     JacobiResult res;
     norms.resize(cols);
     const int n = static_cast<int>(cols);
     while (res.sweeps < max_sweeps) {
         ++res.sweeps;
+#pragma omp parallel for if (parallel) schedule(static)
         for (index_t j = 0; j < cols; ++j) norms[j] = norm_sq(rows, X + j * ldx);
         bool rotated = false;
         for (int step = 0; step < core::round_robin_steps(n); ++step) {
+#pragma omp parallel for if (parallel) schedule(static) reduction(|| : rotated)
             for (int p = 0; p < core::round_robin_pairs(n); ++p) {
                 const core::IndexPair ij = core::round_robin_pair(n, step, p);
                 if (ij.j >= n) continue;  // phantom column of an odd count

@@ -41,9 +41,11 @@ template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
 }
 
 /// SVD of one m x n matrix; u, v may be null when not requested. Returns its info value.
+/// parallel_pairs: share each round-robin step's pairs among OpenMP threads.
 template <class T>
 int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
-                   index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws) {
+                   index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws,
+                   bool parallel_pairs = false) {
     using R = real_t<T>;
     const bool wide = m < n;
     const index_t M = wide ? n : m, N = wide ? m : n;  // W = A or A^H is M x N, M >= N
@@ -115,7 +117,8 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
                                      N > unblocked_max_cols));
     const JacobiResult jr =
         blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
-                : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms);
+                : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms,
+                                   parallel_pairs);
 
     sort_by_norm(rows, N, X, rows, tol.negligible, ws.sigma, ws.perm);
     for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
