@@ -17,6 +17,13 @@ template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
 /// partial sums vectorise and overlap, and their fixed order keeps results deterministic.
 inline constexpr int kLanes = 8;
 
+/// Sum of the partial sums, in a fixed pairwise order.
+template <class R> R fold(R (&acc)[kLanes]) {
+    for (int w = kLanes / 2; w > 0; w /= 2)
+        for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    return acc[0];
+}
+
 /// x^H y over len entries
 template <class T> T dot_conj(index_t len, const T* x, const T* y) {
     using R = real_t<T>;
@@ -36,21 +43,14 @@ template <class T> T dot_conj(index_t len, const T* x, const T* y) {
             re[0] += xr[2 * i] * yr[2 * i] + xr[2 * i + 1] * yr[2 * i + 1];
             im[0] += xr[2 * i] * yr[2 * i + 1] - xr[2 * i + 1] * yr[2 * i];
         }
-        for (int w = kLanes / 2; w > 0; w /= 2)
-            for (int k = 0; k < w; ++k) {
-                re[k] += re[k + w];
-                im[k] += im[k + w];
-            }
-        return T(re[0], im[0]);
+        return T(fold(re), fold(im));
     } else {
         R acc[kLanes] = {};
         index_t i = 0;
         for (; i + kLanes <= len; i += kLanes)
             for (int k = 0; k < kLanes; ++k) acc[k] += x[i + k] * y[i + k];
         for (; i < len; ++i) acc[0] += x[i] * y[i];
-        for (int w = kLanes / 2; w > 0; w /= 2)
-            for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-        return acc[0];
+        return fold(acc);
     }
 }
 
@@ -64,9 +64,7 @@ template <class T> real_t<T> norm_sq(index_t len, const T* x) {
     for (; i + kLanes <= n; i += kLanes)
         for (int k = 0; k < kLanes; ++k) acc[k] += xr[i + k] * xr[i + k];
     for (; i < n; ++i) acc[0] += xr[i] * xr[i];
-    for (int w = kLanes / 2; w > 0; w /= 2)
-        for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
-    return acc[0];
+    return fold(acc);
 }
 
 /// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)
