@@ -13,6 +13,7 @@
 
 #include "core/host_device.hpp"
 #include "core/precision.hpp"
+#include "core/scalar.hpp"
 
 namespace batchsvd::core {
 
@@ -41,6 +42,18 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     r.t = std::copysign(R(1) / act, ct2);                                     // eq. 17
     r.cs = act >= large ? R(1) : act / std::sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
     return r;
+}
+
+/// tw = t * c / |c| of the pair update above (|c| > 0): the phase of c folded into the real
+/// rotation. For real c that is t * sign(c), exactly (t keeps its own sign). The GPU kernels
+/// share this; the CPU backend computes c * (t / |c|) on std::complex / real values.
+template <class T, class R> BATCHSVD_HD T rotation_twiddle(const T& c, R abs_c, R t) {
+    if constexpr (is_complex_v<T>) {
+        const R f = t / abs_c;
+        return T(c.real() * f, c.imag() * f);
+    } else {
+        return c < 0 ? -t : t;
+    }
 }
 
 /// One-sided convergence test: the pair (i, j) needs a rotation when

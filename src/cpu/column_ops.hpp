@@ -59,12 +59,7 @@ template <class T> real_t<T> norm_sq(index_t len, const T* x) {
     using R = real_t<T>;
     const R* xr = reinterpret_cast<const R*>(x);
     const index_t n = is_cplx<T>::value ? 2 * len : len;
-    R acc[kLanes] = {};
-    index_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-        for (int k = 0; k < kLanes; ++k) acc[k] += xr[i + k] * xr[i + k];
-    for (; i < n; ++i) acc[0] += xr[i] * xr[i];
-    return fold(acc);
+    return dot_conj<R>(n, xr, xr);  // the real components' dot product with themselves
 }
 
 /// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)

@@ -343,13 +343,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                         const R ea = detail::group_sum(pa, G, gmask);
                         const R eb = detail::group_sum(pb, G, gmask);
                         const core::Rotation<R> rot = core::jacobi_rotation(ea, eb, absc);
-                        T tw;  // t * c / |c|
-                        if constexpr (core::is_complex_v<T>) {
-                            const R f = rot.t / absc;
-                            tw = T(c.real() * f, c.imag() * f);
-                        } else {
-                            tw = c < 0 ? -rot.t : rot.t;  // t * sign(c): t keeps its own sign
-                        }
+                        const T tw = core::rotation_twiddle(c, absc, rot.t);
                         const T mtwc = core::scale(core::conj_of(tw), R(-1));  // -conj(tw)
                         const R cs = rot.cs;
                         R sx = 0, sy = 0;  // new squared norms, in case tracking is unreliable

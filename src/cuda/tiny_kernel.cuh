@@ -146,13 +146,7 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
                     if (!core::needs_rotation(absc, a, bb, tol)) continue;
                     rotated = true;
                     const core::Rotation<R> rot = core::jacobi_rotation(a, bb, absc);
-                    T tw;
-                    if constexpr (core::is_complex_v<T>) {
-                        const R f = rot.t / absc;
-                        tw = T(c.real() * f, c.imag() * f);
-                    } else {
-                        tw = c < 0 ? -rot.t : rot.t;
-                    }
+                    const T tw = core::rotation_twiddle(c, absc, rot.t);
                     detail::rotate_cols(W, M, i, j, tw, rot.cs);
                     if (p.need_vw) detail::rotate_cols(V, N, i, j, tw, rot.cs);
                 }
