@@ -2,14 +2,17 @@
 //
 // For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
 // gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n) and gesvdj called in a loop over a
-// subset of the batch (200 matrices for n <= 32, else 50; the time is scaled to the whole
+// subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to the whole
 // batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled before
 // every run outside the timed region; times are CUDA events around the call after a warm-up,
-// the median of --reps runs (>= 10). batchsvd's errors e1-e4 are measured on the first
+// the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s). batchsvd's errors e1-e4 are measured on the first
 // matrices of the batch against LAPACK; on a `geo` batch (kappa 1e10 double, 1e5 single) the
 // errors of gesvda are measured next to ours.
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
+//   A case is precision:batch:m:n, with an optional fifth field bNB that forces the blocked
+//   path with block width NB (f64:1000:119:119:b16); "max:BATCH" runs the largest fused
+//   square of each precision.
 //                           [--no-peers] [--label TEXT]
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
 #include <cuda_runtime.h>
@@ -160,8 +163,14 @@ double time_median(int reps, cudaStream_t s, const std::function<void(int)>& ref
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     refill(-1);
+    CK(cudaStreamSynchronize(s));
+    const auto w0 = std::chrono::steady_clock::now();
     bool ok = run();
     CK(cudaStreamSynchronize(s));
+    // A run that takes over half a second (a peer looping over large matrices) is repeated
+    // 3 times, not `reps`, to keep the suite inside one device call.
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() > 0.5)
+        reps = std::min(reps, 3);
     std::vector<double> t;
     for (int r = 0; ok && r < reps; ++r) {
         refill(r);
@@ -204,7 +213,7 @@ struct Env {
 
 unsigned long long g_seed = 0x1234;
 
-template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch) {
+template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0) {
     using S = Solver<T>;
     using D = typename S::D;
     using R = real_t<T>;
@@ -223,13 +232,17 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
 
     batchsvd::Options opts;
     opts.stream = s;
+    if (nb > 0) {  // the blocked path forced, with this block width
+        opts.variant = batchsvd::JacobiVariant::blocked;
+        opts.block_width = nb;
+    }
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;
     });
     {  // errors of the last timed run on its first matrices
         CK(cudaStreamSynchronize(s));
-        row.measured = std::min<index_t>(batch, n <= 32 ? 500 : 50);
+        row.measured = std::min<index_t>(batch, n <= 32 ? 500 : n <= 128 ? 50 : 8);
         std::vector<T> a(std::size_t(m) * n * row.measured), u(std::size_t(m) * k * row.measured),
             v(std::size_t(n) * k * row.measured);
         std::vector<R> sv(std::size_t(k) * row.measured);
@@ -253,7 +266,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                                  std::to_string(pi.team_threads) + " x" +
                                  std::to_string(pi.teams_per_block) + " blk/SM " +
                                  std::to_string(pi.blocks_per_sm)
-                           : std::string("not fused");
+                           : std::string("blocked");
+        if (row.plan != "tiny kernel" && (nb > 0 || !pi.fits))
+            row.plan = "blocked nb" + std::to_string(nb > 0 ? nb : 16);
         std::vector<int> info(batch);
         index_t done = 0;
         double total = 0;
@@ -307,7 +322,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     }
     // gesvdj in a loop over a subset, scaled to the batch.
     {
-        row.loop_subset = std::min<index_t>(batch, n <= 32 ? 200 : 50);
+        row.loop_subset = std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 50 : 5);
         int lw = 0;
         if (S::j_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p,
                       reinterpret_cast<D*>(du.p), int(m), reinterpret_cast<D*>(dv.p), int(n), &lw,
@@ -327,7 +342,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     }
     // Accuracy on a geo batch: gesvda next to ours.
     if (m >= n) {
-        const index_t gb = std::min<index_t>(batch, 200);
+        const index_t gb = std::min<index_t>(batch, n <= 128 ? 200 : 8);
         row.geo_kappa = batchsvd::testing::default_condition<T>();
         const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::geo, m, n,
                                                             gb, 777, row.geo_kappa);
@@ -389,7 +404,10 @@ int main(int argc, char** argv) {
         "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
         "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
         "max:1000,f32:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
-        "f32:1000000:4:4,f64:1000000:4:4,f64:1000000:8:8";
+        "f32:1000000:4:4,f64:1000000:4:4,f64:1000000:8:8,"
+        "f64:1000:119:119:b16,f64:1000:256:256,f64:1000:256:256:b32,f32:1000:256:256,"
+        "c64:1000:256:256,c128:1000:256:256,f64:100:512:512,f64:1000:500:100,f64:1:1024:1024,"
+        "f32:1:2048:2048";
     std::string csv_path, label;
     int reps = 10;
     bool peers = true;
@@ -467,18 +485,24 @@ int main(int argc, char** argv) {
                 one(std::complex<double>{});
                 continue;
             }
-            if (f.size() != 4) {
+            if (f.size() != 4 && !(f.size() == 5 && f[4].size() > 1 && f[4][0] == 'b')) {
                 std::cerr << "bad case " << item << "\n";
                 continue;
             }
             const index_t batch = std::atoll(f[1].c_str()), m = std::atoll(f[2].c_str()),
                           n = std::atoll(f[3].c_str());
             std::cerr << "case " << item << "\n";
-            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch));
-            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch));
-            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch));
-            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch));
+            const int nb = f.size() == 5 ? std::atoi(f[4].c_str() + 1) : 0;
+            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb));
+            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb));
+            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb));
+            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch, nb));
             else std::cerr << "bad precision " << f[0] << "\n";
+            if (!rows.empty())  // as it comes, so that a run cut short still shows its cases
+                std::cerr << "  " << rows.back().precision << " ours " << rows.back().ours
+                          << " ms, gesvda " << rows.back().gesvda << " ms, gesvdj loop "
+                          << rows.back().jloop << " ms, plan " << rows.back().plan << ", sweeps "
+                          << rows.back().mean_sweeps << ", e2 " << rows.back().err.e2 << "\n";
         } catch (const std::exception& e) {
             std::cerr << "case " << item << " failed: " << e.what() << "\n";
         }

@@ -112,12 +112,28 @@ void expect_accurate(index_t m, index_t n, index_t batch, const std::vector<T>& 
 }
 
 /// A fresh batch of family f solved on the device, every measure below 30u.
-template <class T> void expect_family_accurate(testing::Family f, index_t m, index_t n, index_t batch) {
+template <class T>
+void expect_family_accurate(testing::Family f, index_t m, index_t n, index_t batch,
+                            const Options& o = {}) {
     const std::uint64_t seed = testing::fresh_seed();
     SCOPED_TRACE(std::string(testing::to_string(f)) + " " + std::to_string(m) + "x" +
                  std::to_string(n) + " seed " + std::to_string(seed));
     const auto a = testing::generate_batch<T>(f, m, n, batch, seed);
-    expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+    expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, o));
+}
+
+/// Options that send every size past the tiny kernel to the blocked path (block width nb).
+Options blocked_path(int nb = 0) {
+    Options o;
+    o.variant = JacobiVariant::blocked;
+    o.block_width = nb;
+    return o;
+}
+/// The fused kernel (automatic) and the blocked path, for tests that run both.
+const std::vector<std::pair<const char*, Options>>& both_paths() {
+    static const std::vector<std::pair<const char*, Options>> v{{"fused", Options{}},
+                                                                {"blocked", blocked_path()}};
+    return v;
 }
 
 template <class T> class CudaDevice : public ::testing::Test {};
@@ -149,13 +165,15 @@ TYPED_TEST(CudaDevice, TallAndWideShapes) {
 TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
+    for (const auto& [path, o] : both_paths())
     for (auto [m, n] : {std::pair<index_t, index_t>{12, 12}, {20, 6}, {6, 20}, {40, 40}}) {
+        SCOPED_TRACE(path);
         const index_t batch = 9, bad = 4, k = std::min(m, n);
         auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
                                             testing::fresh_seed());
         a[bad * m * n + 3 % (m * n)] = nan_value<T>();
         a[(bad + 2) * m * n + m * n - 1] = T(std::numeric_limits<real_t<T>>::infinity());
-        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        const auto r = solve_on_device<T>(m, n, batch, a, o);
         for (index_t b = 0; b < batch; ++b) {
             const bool nonfinite = b == bad || b == bad + 2;
             EXPECT_EQ(r.info[b], nonfinite ? info_nonfinite : 0) << "matrix " << b;
@@ -185,12 +203,12 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
         const index_t batch = 150;
         const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
                                                   testing::fresh_seed());
-        for (int mode = 0; mode < 3; ++mode) {
-            Options o;
-            o.compute_u = mode != 0;
-            o.compute_v = mode != 1;
-            if (mode == 2) o.compute_u = o.compute_v = false;
-            SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " U " +
+        for (int mode = 0; mode < 6; ++mode) {
+            Options o = mode < 3 ? Options{} : blocked_path();
+            o.compute_u = mode % 3 != 0;
+            o.compute_v = mode % 3 != 1;
+            if (mode % 3 == 2) o.compute_u = o.compute_v = false;
+            SCOPED_TRACE(std::string(mode < 3 ? "fused " : "blocked ") + std::to_string(m) + "x" + std::to_string(n) + " U " +
                          std::to_string(o.compute_u) + " V " + std::to_string(o.compute_v));
             const auto r = solve_on_device<T>(m, n, batch, a, o);
             expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
@@ -204,7 +222,9 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
 TYPED_TEST(CudaDevice, RankDeficientAndZero) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
-    for (auto [m, n] : {std::pair<index_t, index_t>{10, 6}, {6, 10}, {16, 16}}) {
+    for (const auto& [path, o] : both_paths())
+    for (auto [m, n] : {std::pair<index_t, index_t>{10, 6}, {6, 10}, {16, 16}, {40, 37}}) {
+        SCOPED_TRACE(path);
         const index_t batch = 3;
         auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
                                             testing::fresh_seed());
@@ -218,7 +238,7 @@ TYPED_TEST(CudaDevice, RankDeficientAndZero) {
         for (index_t j = 0; j < n; ++j)
             for (index_t i = 0; i < m; ++i)
                 a[2 * m * n + i + j * m] = T(real_t<T>(i + 1) * real_t<T>(j % 3 + 1));
-        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        const auto r = solve_on_device<T>(m, n, batch, a, o);
         expect_accurate<T>(m, n, batch, a, r);
     }
 }
@@ -230,7 +250,9 @@ TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
     const index_t m = 20, n = 14, k = 14, batch = 4;
     const auto a = testing::generate_batch<T>(testing::Family::arith, m, n, batch,
                                               testing::fresh_seed());
-    const auto base = solve_on_device<T>(m, n, batch, a, {});
+    for (const auto& [path, o] : both_paths()) {
+    SCOPED_TRACE(path);
+    const auto base = solve_on_device<T>(m, n, batch, a, o);
     expect_accurate<T>(m, n, batch, a, base);
     // Entries near overflow, and entries whose squares overflow or underflow unless scaled.
     const int big = std::numeric_limits<R>::max_exponent - 3;
@@ -239,7 +261,7 @@ TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
         SCOPED_TRACE("scaled by 2^" + std::to_string(se));
         std::vector<T> scaled(a);
         for (T& x : scaled) x *= std::ldexp(R(1), se);
-        const auto r = solve_on_device<T>(m, n, batch, scaled, {});
+        const auto r = solve_on_device<T>(m, n, batch, scaled, o);
         for (index_t b = 0; b < batch; ++b) {
             ASSERT_EQ(r.info[b], 0);
             for (index_t j = 0; j < k; ++j) {
@@ -247,6 +269,7 @@ TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
                 EXPECT_NEAR(s, base.s[b * k + j], 30 * limit<T>() * base.s[b * k]) << j;
             }
         }
+    }
     }
 }
 
@@ -256,13 +279,14 @@ TYPED_TEST(CudaDevice, MaxSweepsReported) {
     const index_t m = 32, n = 32, batch = 5;
     const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
                                               testing::fresh_seed());
-    Options o;
-    o.max_sweeps = 2;
-    const auto r = solve_on_device<T>(m, n, batch, a, o);
-    for (int x : r.info) EXPECT_EQ(x, 2);
+    for (Options o : {Options{}, blocked_path()}) {
+        o.max_sweeps = 2;
+        const auto r = solve_on_device<T>(m, n, batch, a, o);
+        for (int x : r.info) EXPECT_EQ(x, 2);
+    }
 }
 
-TYPED_TEST(CudaDevice, LargestFusedSquareAndFallback) {
+TYPED_TEST(CudaDevice, LargestFusedSquareAndBeyond) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
     const index_t n = cuda::largest_fused_square<T>(true);
@@ -270,13 +294,54 @@ TYPED_TEST(CudaDevice, LargestFusedSquareAndFallback) {
     ASSERT_GE(n, 32);
     EXPECT_TRUE(cuda::fits_fused_kernel<T>(n, n, true));
     EXPECT_FALSE(cuda::fits_fused_kernel<T>(n + 1, n + 1, true));
-    for (index_t size : {n, n + 1}) {  // n + 1: the CPU fallback, same results
+    for (index_t size : {n, n + 1}) {  // n + 1: the blocked path
         const index_t batch = size == n ? 3 : 1;
         const auto a = testing::generate_batch<T>(testing::Family::logrand, size, size, batch,
                                                   testing::fresh_seed());
         SCOPED_TRACE(std::to_string(size));
         expect_accurate<T>(size, size, batch, a, solve_on_device<T>(size, size, batch, a, {}));
     }
+}
+
+// ---- the blocked path (matrices beyond the fused kernel; forced here for smaller ones) ------
+
+/// The six families through the blocked path: square, tall and wide, block counts odd and
+/// even, ragged last blocks, prime orders, both block widths.
+TYPED_TEST(CudaDevice, BlockedFamiliesAndShapes) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n, batch, nb] : {std::tuple<index_t, index_t, index_t, int>{33, 33, 5, 16},
+                                       {48, 48, 3, 16}, {97, 61, 3, 16}, {61, 97, 3, 16},
+                                       {200, 37, 2, 16}, {131, 131, 2, 32}, {16, 16, 4, 16},
+                                       {7, 5, 3, 16}})
+            expect_family_accurate<T>(f, m, n, batch, blocked_path(nb));
+}
+
+/// Orders well past the fused kernel, chosen automatically: a prime, a wide and a tall one.
+TYPED_TEST(CudaDevice, BlockedLargeOrders) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{257, 257, 3}, {521, 521, 1},
+                               {300, 700, 1}, {1200, 150, 1}})
+        expect_family_accurate<T>(testing::Family::logrand, m, n, batch);
+}
+
+/// A batch mixing matrices that are orthogonal already (diagonal: no rotation in the first
+/// sweep, so they are masked from then on) with hard ones: all accurate, and the masked ones
+/// report convergence after one sweep's check.
+TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const index_t m = 90, n = 70, batch = 12;
+    auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+    for (index_t b = 0; b < batch; b += 3)  // every third matrix: diagonal, distinct values
+        for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i) a[b * m * n + i + j * m] = T(real_t<T>(i == j ? 1 + j : 0));
+    const auto r = solve_on_device<T>(m, n, batch, a, blocked_path());
+    expect_accurate<T>(m, n, batch, a, r);
+    for (index_t b = 0; b < batch; b += 3)
+        for (index_t j = 0; j < n; ++j) EXPECT_EQ(r.s[b * n + j], real_t<T>(n - j)) << b << " " << j;
 }
 
 // ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------

@@ -1,7 +1,7 @@
-// CUDA backend: launches the tiny-matrix kernel (tiny_kernel.cuh, max(m, n) <= 4) or plans
-// and launches the fused shared-memory Jacobi kernel (jacobi_kernel.cuh), stages host data,
-// and falls back to the CPU backend for sizes whose matrix does not fit in one block's shared
-// memory (a later issue adds the blocked GPU path).
+// CUDA backend: launches the tiny-matrix kernel (tiny_kernel.cuh, max(m, n) <= 4), or plans
+// and launches the fused shared-memory Jacobi kernel (jacobi_kernel.cuh), or, for matrices
+// that do not fit in one block's shared memory (or when Options::variant is blocked), runs the
+// blocked path (blocked_path.cu); host data is staged through device memory.
 #include "cuda/svd_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "cpu/svd_cpu.hpp"
+#include "cuda/blocked_path.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
@@ -255,37 +255,15 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
 }
 
-/// Device data too large for the fused kernel: staged through host memory and solved by the
-/// CPU backend (synchronous). A later issue replaces this with the blocked GPU path.
+/// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold.
 template <class T>
-void cpu_fallback_from_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
-                              real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v,
-                              int* info, const Options& opts, cudaStream_t stream) {
-    using R = real_t<T>;
-    const index_t k = std::min(m, n);
-    const index_t na = span(a.ld, a.stride, m, n, batch);
-    const index_t ns = span(1, s_stride, k, 1, batch);
-    const index_t nu = opts.compute_u ? span(u.ld, u.stride, m, k, batch) : 0;
-    const index_t nv = opts.compute_v ? span(v.ld, v.stride, n, k, batch) : 0;
-    std::vector<T> ha(na), hu(nu), hv(nv);
-    std::vector<R> hs(ns);
-    std::vector<int> hinfo(batch);
-    // Outputs are read too, so that whatever lies between their matrices is kept.
-    if (na) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(ha.data(), a.data, na * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    if (ns) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs.data(), s, ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
-    if (nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu.data(), u.data, nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    if (nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv.data(), v.data, nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
-    Options o = opts;
-    o.backend = Backend::cpu;
-    cpu::gesvd<T>(m, n, batch, MatrixBatch<const T>{ha.data(), a.ld, a.stride}, hs.data(), s_stride,
-                  MatrixBatch<T>{hu.data(), u.ld, u.stride}, MatrixBatch<T>{hv.data(), v.ld, v.stride},
-                  hinfo.data(), o);
-    if (ns) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(s, hs.data(), ns * sizeof(R), cudaMemcpyHostToDevice, stream));
-    if (nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(u.data, hu.data(), nu * sizeof(T), cudaMemcpyHostToDevice, stream));
-    if (nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(v.data, hv.data(), nv * sizeof(T), cudaMemcpyHostToDevice, stream));
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(info, hinfo.data(), batch * sizeof(int), cudaMemcpyHostToDevice, stream));
-    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                    index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                    const Options& opts, bool need_vw, cudaStream_t stream) {
+    if (std::max(m, n) > INT_MAX / 2 || std::min(m, n) > (1 << 20))
+        throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
+    const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
+    run_blocked(p, blocked_block_width(opts.block_width), stream);
 }
 
 }  // namespace
@@ -307,8 +285,8 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
         return;
     }
     const Plan pl = make_plan<T>(m, n, batch, need_vw);
-    if (!pl.fits) {
-        cpu_fallback_from_device<T>(m, n, batch, a, s, s_stride, u, v, info, opts, stream);
+    if (!pl.fits || opts.variant == JacobiVariant::blocked) {
+        launch_blocked<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         return;
     }
     launch_fused<T>(pl, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
@@ -323,15 +301,6 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     const index_t k = std::min(m, n);
     if (k == 0) {
         std::fill(info, info + batch, 0);
-        return;
-    }
-    const bool tall = m >= n;
-    const bool need_vw = tall ? opts.compute_v : opts.compute_u;
-    if (!make_plan<T>(m, n, batch, need_vw).fits) {
-        // Too large for the fused kernel: the CPU backend directly (no staging needed).
-        Options o = opts;
-        o.backend = Backend::cpu;
-        cpu::gesvd<T>(m, n, batch, a, s, s_stride, u, v, info, o);
         return;
     }
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);

@@ -15,7 +15,7 @@
 #include "core/precision.hpp"
 #include "core/rotation.hpp"
 #include "core/scalar.hpp"
-#include "cuda/jacobi_kernel.cuh"
+#include "cuda/kernel_common.cuh"
 
 namespace batchsvd::cuda {
 
@@ -109,11 +109,7 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
         }
 
     // ---- scaling by a power of two, as in the fused kernel ------------------------------
-    int scale_e = 0;
-    {
-        constexpr int se = core::precision<R>::scale_exp;
-        if (amax > 0 && (amax > scalbn(R(1), se) || amax < scalbn(R(1), -se))) scale_e = -ilogb(amax);
-    }
+    const int scale_e = detail::scale_exponent(amax);
     if (scale_e != 0) {
 #pragma unroll
         for (int c = 0; c < NM; ++c)

@@ -1,0 +1,382 @@
+// Kernels of the blocked one-sided Jacobi path, for matrices that do not fit in one block's
+// shared memory (abfasi sections 5-9; W-cycle sections III and IV-C). The working matrix
+// W = A (or A^H when wide, M x N, M >= N) and V_W live in a device workspace; columns are split
+// into blocks of NB (the last one ragged), and a round-robin ordering runs over the blocks.
+//
+// One launch per round-robin step, one thread block per (matrix, block pair): it forms the Gram
+// matrix G = [Xi Xj]^H [Xi Xj] of the pair (2NB x 2NB, streamed over rows through shared
+// memory), runs ONE sweep of a parallel two-sided Jacobi eigensolver on G in shared memory
+// (Design-2: the rotations of each inner step are disjoint, so they are applied to G's columns
+// and then its rows by all threads), accumulates them into Q, and, when any rotation was
+// needed, multiplies [Xi Xj] and [Vi Vj] by Q in place (Algorithm 3's fused update: each row
+// tile read once, the product kept in registers). Differences from the paper: the Gram, the
+// eigensolver and the update are one kernel (no Gram matrices in global memory), and a ragged
+// or missing block is zero-padded inside shared memory only.
+//
+// Masking (Design-4): a matrix whose sweep needed no rotation is converged and its blocks
+// return at once in later launches; status is per matrix.
+#pragma once
+
+#include "cuda/finalize.cuh"
+#include "cuda/kernel_common.cuh"
+
+namespace batchsvd::cuda {
+
+/// Per-matrix state of the blocked iteration (device memory, zeroed before the solve).
+struct BlockedState {
+    unsigned long long maxbits;  ///< max |a_ij| (detail::atomic_max_abs)
+    int nonfinite;               ///< a NaN or Inf entry was seen
+    int active;                  ///< still iterating
+    int rotated;                 ///< some block pair rotated in the current sweep
+    int sweeps;                  ///< sweeps done
+    int converged;               ///< a sweep needed no rotation
+};
+
+template <class T> struct BlockedParams {
+    using R = core::real_of_t<T>;
+    JacobiParams<T> out;  ///< input, outputs, shapes, tolerance (the fused kernel's fields)
+    T* W;                 ///< batch x (M x N), leading dimension M
+    T* V;                 ///< batch x (N x N), leading dimension N; null when V_W is not needed
+    BlockedState* state;  ///< batch
+    R* norms;             ///< batch x (N + 1), finalisation
+    int* ints;            ///< batch x (2N + 8), finalisation: rank, done, flags
+    T* scratch;           ///< batch x N, finalisation
+    int nb;               ///< block width (the kernel's NB)
+    int nblk;             ///< number of block columns, ceil(N / nb)
+};
+
+inline constexpr int kBlockedThreads = 256;
+inline constexpr int kBlockedTileRows = 32;
+
+/// Shared memory of the pair kernel for block width NB and element sizes tsize, rsize.
+__host__ __device__ constexpr std::size_t blocked_pair_smem(int nb, std::size_t tsize, std::size_t rsize) {
+    const std::size_t w2 = 2 * std::size_t(nb);
+    return (w2 * (kBlockedTileRows + 1) + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize +
+           3 * std::size_t(nb) * rsize + (std::size_t(nb) + 1) * sizeof(int);
+}
+
+namespace detail {
+
+template <class T> __device__ __forceinline__ core::Tolerance<core::real_of_t<T>> blocked_tolerance(
+    const JacobiParams<T>& q, const BlockedState& st, int* scale_e_out = nullptr) {
+    using R = core::real_of_t<T>;
+    const R amax = max_abs_from_bits<R>(st.maxbits);
+    const int scale_e = scale_exponent(amax);
+    if (scale_e_out) *scale_e_out = scale_e;
+    return {q.tol, core::negligible_norm(scalbn(amax, scale_e))};
+}
+
+template <class R> __device__ __forceinline__ R warp_max(R v) {
+    for (int off = 16; off > 0; off >>= 1) {
+        const R o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+}  // namespace detail
+
+/// Pass 1: finiteness and the largest |entry| of each matrix. Grid (chunks, matrices).
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) blocked_scan_kernel(const BlockedParams<T> p) {
+    using R = core::real_of_t<T>;
+    const JacobiParams<T>& q = p.out;
+    const index_t total = index_t(q.m) * q.n;
+    for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
+        const T* a = q.a + b * q.stride_a;
+        R amax = 0;
+        bool bad = false;
+        for (index_t idx = index_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < total;
+             idx += index_t(gridDim.x) * blockDim.x) {
+            const T x = a[idx % q.m + (idx / q.m) * q.lda];
+            bad = bad || !core::is_finite(x);
+            const R ax = core::abs_of(x);
+            amax = ax > amax ? ax : amax;
+        }
+        amax = detail::warp_max(amax);
+        bad = __any_sync(0xffffffffu, bad);
+        if ((threadIdx.x & 31) == 0) {
+            if (bad) atomicOr(&p.state[b].nonfinite, 1);
+            detail::atomic_max_abs(&p.state[b].maxbits, amax);
+        }
+    }
+}
+
+/// Pass 2: W = A or A^H, scaled by a power of two; V_W = I; finite matrices become active.
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) blocked_load_kernel(const BlockedParams<T> p) {
+    const JacobiParams<T>& q = p.out;
+    const int M = q.M, N = q.N;
+    const index_t total = index_t(q.m) * q.n;
+    for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
+        const BlockedState st = p.state[b];
+        if (st.nonfinite) continue;
+        int scale_e = 0;
+        detail::blocked_tolerance(q, st, &scale_e);
+        const T* a = q.a + b * q.stride_a;
+        T* W = p.W + b * index_t(M) * N;
+        const index_t first = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+        const index_t step = index_t(gridDim.x) * blockDim.x;
+        for (index_t idx = first; idx < total; idx += step) {
+            const index_t r = idx % q.m, c = idx / q.m;
+            T x = a[r + c * q.lda];
+            if (scale_e != 0) x = detail::scale_pow2(x, scale_e);
+            if (q.transpose) W[c + r * M] = core::conj_of(x);
+            else W[r + c * M] = x;
+        }
+        if (p.V) {
+            T* V = p.V + b * index_t(N) * N;
+            for (index_t idx = first; idx < index_t(N) * N; idx += step)
+                V[idx] = T(core::real_of_t<T>(idx % N == idx / N ? 1 : 0));
+        }
+        if (blockIdx.x == 0 && threadIdx.x == 0) p.state[b].active = 1;
+    }
+}
+
+namespace detail {
+
+/// Column of the working matrix held in local slot l of a block pair (slots [0, NB) are block
+/// i, [NB, 2NB) block j), or -1 for a padding slot.
+struct PairColumns {
+    int c0, wi, c1, wj, nb;
+    __device__ __forceinline__ int operator()(int l) const {
+        return l < nb ? (l < wi ? c0 + l : -1) : (l - nb < wj ? c1 + l - nb : -1);
+    }
+};
+
+/// Rows [r0, r0 + TR) of the pair's 2NB columns of X into tile (column-major, ld TR + 1),
+/// zero where a row or column does not exist.
+template <class T, int W2>
+__device__ __forceinline__ void load_pair_tile(const T* X, index_t ldx, int rows, int r0,
+                                               const PairColumns& col, T* tile) {
+    constexpr int TR = kBlockedTileRows, TRP = TR + 1;
+    for (int idx = threadIdx.x; idx < W2 * TR; idx += kBlockedThreads) {
+        const int l = idx / TR, r = idx - l * TR;
+        const int c = col(l);
+        tile[l * TRP + r] = (c >= 0 && r0 + r < rows) ? X[r0 + r + index_t(c) * ldx] : T(core::real_of_t<T>(0));
+    }
+}
+
+/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1): thread t accumulates entries (t % W2, t / W2 + k JS).
+template <class T, int W2>
+__device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& col, T* tile, T* G) {
+    constexpr int TR = kBlockedTileRows, TRP = TR + 1, LDG = W2 + 1;
+    constexpr int JS = kBlockedThreads / W2, KE = W2 / JS;
+    const int gi = threadIdx.x % W2, gj = threadIdx.x / W2;
+    T acc[KE];
+#pragma unroll
+    for (int k = 0; k < KE; ++k) acc[k] = T(core::real_of_t<T>(0));
+    for (int r0 = 0; r0 < rows; r0 += TR) {
+        load_pair_tile<T, W2>(X, ldx, rows, r0, col, tile);
+        __syncthreads();
+#pragma unroll 4
+        for (int r = 0; r < TR; ++r) {
+            const T xi = tile[gi * TRP + r];
+#pragma unroll
+            for (int k = 0; k < KE; ++k) acc[k] = core::fma_conj(xi, tile[(gj + k * JS) * TRP + r], acc[k]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int k = 0; k < KE; ++k) G[gi + (gj + k * JS) * LDG] = acc[k];
+}
+
+/// [Xi Xj] <- [Xi Xj] Q in place, one row tile at a time: thread t computes rows t % TR of
+/// output columns t / TR + k RS, from the tile and Q in shared memory.
+template <class T, int W2>
+__device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col, T* tile, const T* Q) {
+    constexpr int TR = kBlockedTileRows, TRP = TR + 1, LDG = W2 + 1;
+    constexpr int RS = kBlockedThreads / TR, KU = W2 / RS;
+    const int ur = threadIdx.x % TR, uk = threadIdx.x / TR;
+    for (int r0 = 0; r0 < rows; r0 += TR) {
+        load_pair_tile<T, W2>(X, ldx, rows, r0, col, tile);
+        __syncthreads();
+        T acc[KU];
+#pragma unroll
+        for (int k = 0; k < KU; ++k) acc[k] = T(core::real_of_t<T>(0));
+#pragma unroll 4
+        for (int l = 0; l < W2; ++l) {
+            const T x = tile[l * TRP + ur];
+#pragma unroll
+            for (int k = 0; k < KU; ++k) acc[k] = core::axpy(Q[l + (uk + k * RS) * LDG], x, acc[k]);
+        }
+        if (r0 + ur < rows) {
+#pragma unroll
+            for (int k = 0; k < KU; ++k) {
+                const int c = col(uk + k * RS);
+                if (c >= 0) X[r0 + ur + index_t(c) * ldx] = acc[k];
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
+/// W2 + 1), rotations accumulated into Q (identity on entry). Each inner round-robin step
+/// computes its W2/2 disjoint rotations (same formulas and test as the one-sided iteration),
+/// then applies them to the columns of G and Q, then to the rows of G; the rotated 2x2 blocks
+/// are set to their exact diagonal form. *any is set when a rotation was applied.
+template <class T, int W2>
+__device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
+                                 core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
+                                 int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
+    using R = core::real_of_t<T>;
+    constexpr int LDG = W2 + 1, NP = W2 / 2;
+    const int tid = threadIdx.x;
+    for (int s = 0; s < W2 - 1; ++s) {
+        if (tid < NP) {
+            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
+            const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
+            const T c = G[pq.i + pq.j * LDG];
+            const R absc = core::abs_of(c);
+            int on = 0;
+            if (core::needs_rotation(absc, a, b, tol)) {
+                const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
+                tws[tid] = core::rotation_twiddle(c, absc, rot.t);
+                css[tid] = rot.cs;
+                const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
+                nas[tid] = tn.a;
+                nbs[tid] = tn.b;
+                on = 1;
+                *any = 1;
+            }
+            ons[tid] = on;
+        }
+        __syncthreads();
+        // G <- G J and Q <- Q J: columns p, q of each rotated pair.
+        for (int idx = tid; idx < 2 * NP * W2; idx += kBlockedThreads) {
+            const int which = idx / (NP * W2), rem = idx - which * (NP * W2);
+            const int pr = rem / W2, k = rem - pr * W2;
+            if (!ons[pr]) continue;
+            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
+            T* Mx = which ? Q : G;
+            const T x = Mx[k + pq.i * LDG], y = Mx[k + pq.j * LDG];
+            const T tw = tws[pr];
+            const R cs = css[pr];
+            Mx[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
+            Mx[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
+        }
+        __syncthreads();
+        // G <- J^H G: rows p, q; the pair's own 2x2 block exactly diagonal.
+        for (int idx = tid; idx < NP * W2; idx += kBlockedThreads) {
+            const int pr = idx / W2, k = idx - pr * W2;
+            if (!ons[pr]) continue;
+            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
+            const int p = pq.i, q = pq.j;
+            if (k == p) {
+                G[p + p * LDG] = T(nas[pr]);
+                G[q + p * LDG] = T(R(0));
+            } else if (k == q) {
+                G[q + q * LDG] = T(nbs[pr]);
+                G[p + q * LDG] = T(R(0));
+            } else {
+                const T gp = G[p + k * LDG], gq = G[q + k * LDG];
+                const T tw = tws[pr];
+                const R cs = css[pr];
+                G[p + k * LDG] = core::scale(core::axpy(core::scale(tw, R(-1)), gq, gp), cs);
+                G[q + k * LDG] = core::scale(core::axpy(core::conj_of(tw), gp, gq), cs);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+}  // namespace detail
+
+/// One round-robin step of the blocked iteration: grid (block pairs of the step, matrices).
+template <class T, int NB>
+__global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
+    using R = core::real_of_t<T>;
+    constexpr int W2 = 2 * NB, TRP = kBlockedTileRows + 1, LDG = W2 + 1;
+    static_assert(kBlockedThreads % W2 == 0 && W2 % (kBlockedThreads / kBlockedTileRows) == 0);
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    T* tile = reinterpret_cast<T*>(smem_raw);
+    T* G = tile + W2 * TRP;
+    T* Q = G + W2 * LDG;
+    T* tws = Q + W2 * LDG;
+    R* css = reinterpret_cast<R*>(tws + NB);
+    R* nas = css + NB;
+    R* nbs = nas + NB;
+    int* ons = reinterpret_cast<int*>(nbs + NB);
+    int* any = ons + NB;
+
+    const JacobiParams<T>& q = p.out;
+    const int M = q.M, N = q.N;
+    const core::IndexPair bp = core::round_robin_pair(p.nblk, step, blockIdx.x);
+    detail::PairColumns col;
+    col.nb = NB;
+    col.c0 = bp.i * NB;
+    col.wi = min(NB, N - col.c0);
+    // A phantom partner (odd block count, or a single block) leaves block i alone: its own
+    // columns are still orthogonalised.
+    col.c1 = bp.j < p.nblk ? bp.j * NB : 0;
+    col.wj = bp.j < p.nblk ? min(NB, N - col.c1) : 0;
+
+    for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
+        const BlockedState st = p.state[b];
+        if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
+        const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
+        T* X = p.W + b * index_t(M) * N;
+        detail::pair_gram<T, W2>(X, M, M, col, tile, G);
+        for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
+            const int i = idx % W2, j = idx / W2;
+            Q[i + j * LDG] = T(R(i == j ? 1 : 0));
+        }
+        if (threadIdx.x == 0) *any = 0;
+        __syncthreads();
+        detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+        if (*any) {  // read after the sweep's last barrier: uniform over the block
+            detail::pair_update<T, W2>(X, M, M, col, tile, Q);
+            if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
+            if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
+        }
+        __syncthreads();  // shared memory is reused for the next matrix
+    }
+}
+
+/// End of a sweep: a matrix none of whose pairs rotated has converged; one out of sweeps
+/// stops unconverged. Counts the matrices still active.
+__global__ void blocked_sweep_end_kernel(BlockedState* state, index_t batch, int max_sweeps,
+                                         int* active_count);
+
+/// Singular values, vectors and status of each matrix (one block of kBlockedThreads per
+/// matrix), through the same finalisation as the fused kernel.
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const BlockedParams<T> p) {
+    using R = core::real_of_t<T>;
+    const JacobiParams<T>& q = p.out;
+    const int M = q.M, N = q.N, tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32, warps = kBlockedThreads / 32;
+    detail::TeamSync sync{0xffffffffu, false};
+    for (index_t b = blockIdx.x; b < q.batch; b += gridDim.x) {
+        const BlockedState st = p.state[b];
+        if (st.nonfinite) {
+            write_nonfinite(q, b, tid, kBlockedThreads);
+            continue;
+        }
+        int scale_e = 0;
+        const core::Tolerance<R> tol = detail::blocked_tolerance(q, st, &scale_e);
+        T* X = p.W + b * index_t(M) * N;
+        const T* V = p.V ? p.V + b * index_t(N) * N : nullptr;
+        R* norms = p.norms + b * index_t(N + 1);
+        int* rank = p.ints + b * index_t(2 * N + 8);
+        int* done = rank + N;
+        int* flags = done + N;
+        T* scratch = p.scratch + b * index_t(N);
+        if (tid < 8) flags[tid] = 0;
+        for (int c = warp; c < N; c += warps) {
+            R acc = 0;
+            const T* x = X + index_t(c) * M;
+            for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
+            for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            if (lane == 0) norms[c] = acc;
+        }
+        __syncthreads();
+        finalize_and_write<index_t>(q, b, X, std::size_t(M), V, std::size_t(N), norms, rank, done,
+                                    scratch, flags, tol.negligible, scale_e,
+                                    st.converged ? 0 : st.sweeps, tid, kBlockedThreads, sync);
+        __syncthreads();
+    }
+}
+
+}  // namespace batchsvd::cuda

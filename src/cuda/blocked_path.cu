@@ -1,0 +1,110 @@
+// Host driver of the blocked CUDA path: workspace, the scan/load passes, one launch per
+// round-robin step, a convergence check per sweep, and the finalisation.
+#include "cuda/blocked_path.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "cuda/blocked_kernels.cuh"
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+
+namespace batchsvd::cuda {
+
+__global__ void blocked_sweep_end_kernel(BlockedState* state, index_t batch, int max_sweeps,
+                                         int* active_count) {
+    const index_t b = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (b >= batch) return;
+    BlockedState& s = state[b];
+    if (!s.active) return;
+    s.sweeps += 1;
+    if (!s.rotated) {
+        s.active = 0;
+        s.converged = 1;
+    } else if (s.sweeps >= max_sweeps) {
+        s.active = 0;
+    }
+    s.rotated = 0;
+    if (s.active) atomicAdd(active_count, 1);
+}
+
+int blocked_block_width(int requested) { return requested > 16 ? 32 : 16; }
+
+namespace {
+
+constexpr unsigned kMaxGridY = 65535;
+
+template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
+    const auto kernel = &blocked_pair_kernel<DT, NB>;
+    if (smem > 48 * 1024)
+        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    return kernel;
+}
+
+}  // namespace
+
+template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream) {
+    using R = core::real_of_t<DT>;
+    const index_t M = q.M, N = q.N, batch = q.batch;
+    if (nb != 16 && nb != 32)
+        throw Error(ErrorCode::invalid_argument, "batchsvd CUDA backend: blocked path block width must be 16 or 32");
+    DeviceBuffer<DT> w(std::size_t(batch) * M * N, stream);
+    DeviceBuffer<DT> v(q.need_vw ? std::size_t(batch) * N * N : 0, stream);
+    DeviceBuffer<BlockedState> state(batch, stream);
+    DeviceBuffer<R> norms(std::size_t(batch) * (N + 1), stream);
+    DeviceBuffer<int> ints(std::size_t(batch) * (2 * N + 8), stream);
+    DeviceBuffer<DT> scratch(std::size_t(batch) * N, stream);
+    DeviceBuffer<int> active(1, stream);
+    BATCHSVD_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, batch * sizeof(BlockedState), stream));
+
+    BlockedParams<DT> p{};
+    p.out = q;
+    p.W = w.get();
+    p.V = v.get();
+    p.state = state.get();
+    p.norms = norms.get();
+    p.ints = ints.get();
+    p.scratch = scratch.get();
+    p.nb = nb;
+    p.nblk = int((N + nb - 1) / nb);
+
+    // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
+    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
+    const index_t per_block = index_t(kBlockedThreads) * 8;
+    const index_t want = std::max<index_t>(1, 1024 / std::max<index_t>(batch, 1));
+    const unsigned gx = unsigned(std::clamp<index_t>((M * N + per_block - 1) / per_block, 1, want));
+    blocked_scan_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_scan_kernel");
+    blocked_load_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_load_kernel");
+
+    const std::size_t smem = blocked_pair_smem(nb, sizeof(DT), sizeof(R));
+    const auto pair_kernel = nb == 16 ? configured_pair_kernel<DT, 16>(smem) : configured_pair_kernel<DT, 32>(smem);
+    const int steps = core::round_robin_steps(p.nblk);
+    const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
+    const unsigned end_blocks = unsigned((batch + 255) / 256);
+    for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
+        for (int step = 0; step < steps; ++step) {
+            pair_kernel<<<dim3(pairs, gy), kBlockedThreads, smem, stream>>>(p, step);
+            BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
+        }
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(active.get(), 0, sizeof(int), stream));
+        blocked_sweep_end_kernel<<<end_blocks, 256, 0, stream>>>(state.get(), batch, q.max_sweeps, active.get());
+        BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
+        int still = 0;
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(&still, active.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (still == 0) break;
+    }
+
+    const unsigned fin_blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
+    blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
+}
+
+template void run_blocked<float>(const JacobiParams<float>&, int, cudaStream_t);
+template void run_blocked<double>(const JacobiParams<double>&, int, cudaStream_t);
+template void run_blocked<dev_complex<float>>(const JacobiParams<dev_complex<float>>&, int, cudaStream_t);
+template void run_blocked<dev_complex<double>>(const JacobiParams<dev_complex<double>>&, int, cudaStream_t);
+
+}  // namespace batchsvd::cuda

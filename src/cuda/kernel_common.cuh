@@ -1,0 +1,173 @@
+// Types and helpers shared by the CUDA kernels: the device complex type, the kernel
+// parameters, warp reductions, NaN and power-of-two scaling helpers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "batchsvd/batchsvd.hpp"
+#include "core/ordering.hpp"
+#include "core/precision.hpp"
+#include "core/rotation.hpp"
+#include "core/scalar.hpp"
+
+namespace batchsvd::cuda {
+
+/// Complex number for device code, layout-compatible with std::complex<R>.
+template <class R> struct alignas(2 * sizeof(R)) dev_complex {
+    R re_, im_;
+    dev_complex() = default;
+    __host__ __device__ constexpr dev_complex(R r, R i = R(0)) : re_(r), im_(i) {}
+    __host__ __device__ constexpr R real() const { return re_; }
+    __host__ __device__ constexpr R imag() const { return im_; }
+};
+
+/// Device type of a public scalar type.
+template <class T> struct device_scalar { using type = T; };
+template <class R> struct device_scalar<std::complex<R>> { using type = dev_complex<R>; };
+template <class T> using device_scalar_t = typename device_scalar<T>::type;
+
+
+/// Shared-memory layout of one team (one matrix), in bytes. Host and device compute it alike.
+struct TeamLayout {
+    int ldw = 0, ldv = 0;  ///< leading dimensions (odd, against bank conflicts)
+    std::size_t off_w = 0, off_v = 0, off_norm = 0, off_scratch = 0, off_int = 0, off_max = 0;
+    std::size_t bytes = 0;
+};
+
+__host__ __device__ inline std::size_t align16(std::size_t x) { return (x + 15) & ~std::size_t(15); }
+
+__host__ __device__ inline TeamLayout team_layout(int M, int N, bool need_v, std::size_t tsize,
+                                                  std::size_t rsize) {
+    TeamLayout l;
+    l.ldw = M | 1;
+    l.ldv = N | 1;
+    l.off_w = 0;
+    l.off_v = align16(l.off_w + std::size_t(l.ldw) * N * tsize);
+    l.off_norm = align16(l.off_v + (need_v ? std::size_t(l.ldv) * N * tsize : 0));
+    // squared norms (then sigma, plus one spare), then the norms themselves
+    l.off_scratch = align16(l.off_norm + std::size_t(2 * N + 1) * rsize);
+    l.off_int = align16(l.off_scratch + std::size_t(N) * tsize);        // completion coeffs
+    l.off_max = align16(l.off_int + std::size_t(2 * N + 8) * sizeof(int));  // rank, done, flags
+    l.bytes = align16(l.off_max + sizeof(unsigned long long));
+    return l;
+}
+
+template <class T> struct JacobiParams {
+    using R = core::real_of_t<T>;
+    const T* a;
+    index_t lda, stride_a;
+    R* s;
+    index_t s_stride;
+    T* u;
+    index_t ldu, stride_u;
+    T* v;
+    index_t ldv, stride_v;
+    int* info;
+    index_t batch;
+    int m, n;          ///< the input's shape
+    int M, N;          ///< the working matrix's shape (M >= N)
+    bool transpose;    ///< W = A^H
+    bool compute_u, compute_v;
+    bool need_vw;      ///< accumulate V_W (needed for V_A when tall, U_A when wide)
+    int G, P;          ///< lanes per pair, pairs per step
+    int team_threads;  ///< threads per team (power of two when <= 32)
+    int teams_per_block;
+    TeamLayout layout;
+    R tol;
+    int max_sweeps;
+};
+
+namespace detail {
+
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int off, unsigned mask, int width) {
+    if constexpr (core::is_complex_v<T>) {
+        using R = core::real_of_t<T>;
+        R re = __shfl_xor_sync(mask, v.real(), off, width);
+        R im = __shfl_xor_sync(mask, v.imag(), off, width);
+        return T(re, im);
+    } else {
+        return __shfl_xor_sync(mask, v, off, width);
+    }
+}
+
+template <class T> __device__ __forceinline__ T add(const T& x, const T& y) {
+    if constexpr (core::is_complex_v<T>) return T(x.real() + y.real(), x.imag() + y.imag());
+    else return x + y;
+}
+
+/// Sum over the G lanes of a group by an xor butterfly: every lane ends with the bitwise same
+/// value (a + b == b + a), so decisions taken on it are uniform over the group.
+template <class T> __device__ __forceinline__ T group_sum(T v, int G, unsigned mask) {
+    for (int off = G >> 1; off > 0; off >>= 1) v = add(v, shfl_xor(v, off, mask, G));
+    return v;
+}
+
+/// Synchronises a team: __syncwarp over its lanes when it lives in one warp, else the block.
+struct TeamSync {
+    unsigned mask;
+    bool in_warp;
+    __device__ __forceinline__ void operator()() const {
+        if (in_warp) __syncwarp(mask); else __syncthreads();
+    }
+};
+
+template <class R> __device__ __forceinline__ R quiet_nan() {
+    if constexpr (sizeof(R) == 4) return __int_as_float(0x7fffffff);
+    else return __longlong_as_double(0x7fffffffffffffffLL);
+}
+
+template <class T> __device__ __forceinline__ T make_nan() {
+    using R = core::real_of_t<T>;
+    if constexpr (core::is_complex_v<T>) return T(quiet_nan<R>(), quiet_nan<R>());
+    else return quiet_nan<R>();
+}
+
+template <class T> __device__ __forceinline__ T scale_pow2(const T& x, int e) {
+    if constexpr (core::is_complex_v<T>) return T(scalbn(x.real(), e), scalbn(x.imag(), e));
+    else return scalbn(x, e);
+}
+
+/// Power-of-two scaling exponent of a matrix whose largest |entry| is amax: 0 when amax is
+/// within [2^-scale_exp, 2^scale_exp] (or 0), else -ilogb(amax), which brings it to [1, 2).
+template <class R> __device__ __forceinline__ int scale_exponent(R amax) {
+    constexpr int se = core::precision<R>::scale_exp;
+    return (amax > 0 && (amax > scalbn(R(1), se) || amax < scalbn(R(1), -se))) ? -ilogb(amax) : 0;
+}
+
+/// Largest |entry| kept as the bits of a non-negative R in a 64-bit word (the bit patterns of
+/// non-negative floating-point numbers order like the numbers): update and read back.
+template <class R> __device__ __forceinline__ void atomic_max_abs(unsigned long long* bits, R v) {
+    if (!(v > 0)) return;
+    if constexpr (sizeof(R) == 4) atomicMax(reinterpret_cast<unsigned*>(bits), __float_as_uint(v));
+    else atomicMax(bits, (unsigned long long)__double_as_longlong(v));
+}
+template <class R> __device__ __forceinline__ R max_abs_from_bits(unsigned long long bits) {
+    if constexpr (sizeof(R) == 4) return __uint_as_float(unsigned(bits));
+    else return __longlong_as_double((long long)bits);
+}
+
+/// Squared norms of the columns, and the norms (roots[]): group g does columns g, g + P, ...
+template <class T>
+__device__ __forceinline__ void compute_norms(const JacobiParams<T>& p, const T* W, int ldw,
+                                              core::real_of_t<T>* norms, core::real_of_t<T>* roots,
+                                              int g, int lane, unsigned gmask) {
+    using R = core::real_of_t<T>;
+    if (g >= p.P) return;
+    for (int c = g; c < p.N; c += p.P) {
+        R acc = 0;
+        const T* col = W + std::size_t(c) * ldw;
+        for (int r = lane; r < p.M; r += p.G) acc += core::abs2(col[r]);
+        acc = group_sum(acc, p.G, gmask);
+        if (lane == 0) {
+            norms[c] = acc;
+            roots[c] = std::sqrt(acc);
+        }
+    }
+}
+
+}  // namespace detail
+
+}  // namespace batchsvd::cuda
