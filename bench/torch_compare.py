@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """batchsvd.svd against torch.linalg.svd on CUDA tensors, same run, same GPU: CUDA events
 around each call after a warm-up, median of --reps runs, fresh uniform random inputs for
-every run, U and V computed; writes CSV (GPU, torch version, commit, date) and prints a
+every run (3 runs where one call takes over 0.5 s), U and V computed; writes CSV (GPU, torch version, commit, date) and prints a
 table last.
 
     python3 bench/torch_compare.py [--cases f64:10000:32:32,...] [--reps 10] [--csv FILE]
@@ -10,6 +10,7 @@ import argparse
 import datetime
 import os
 import statistics
+import time
 
 import torch
 
@@ -19,8 +20,13 @@ DT = {"f32": torch.float32, "f64": torch.float64, "c64": torch.complex64, "c128"
 
 
 def time_ms(fn, make, reps):
-    fn(make())
+    a = make()
     torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn(a)
+    torch.cuda.synchronize()
+    if time.perf_counter() - t0 > 0.5:  # seconds per call (torch on large matrices): 3 runs
+        reps = min(reps, 3)
     out = []
     for _ in range(reps):
         a = make()
