@@ -46,12 +46,28 @@ template <class T> struct BlockedParams {
 };
 
 inline constexpr int kBlockedThreads = 256;
-inline constexpr int kBlockedTileRows = 32;
 
-/// Shared memory of the pair kernel for block width NB and element sizes tsize, rsize.
+/// Register tiling of the pair kernel for a pair width W2 = 2 NB (32 or 64).
+/// Update [Xi Xj] <- [Xi Xj] Q: warp w computes output columns [w KC, (w + 1) KC), lane l rows
+/// l + 32 e (e < RE) of each row tile: RE x KC = 16 products per thread, each tile element
+/// and Q entry loaded from shared memory once per RE (resp. KC) of them.
+/// Gram [Xi Xj]^H [Xi Xj]: thread t computes the 4 x 4 entries (ti + TI a, tj + TI b) over
+/// one of S row groups of the tile; the S partial sums are added at the end.
+template <int W2> struct PairTiling {
+    static constexpr int KC = W2 / 8;
+    static constexpr int RE = 16 / KC;
+    static constexpr int TR = 32 * RE;   ///< rows per tile: 128 (W2 = 32) or 64 (W2 = 64)
+    static constexpr int TRP = TR + 1;   ///< leading dimension of the column-major tile
+    static constexpr int TI = W2 / 4;
+    static constexpr int S = kBlockedThreads / (TI * TI);
+    static_assert(kBlockedThreads / 32 * KC == W2 && S >= 1 && TR % S == 0 && S * W2 <= TRP);
+};
+
+/// Shared memory of the pair kernel for block width nb and element sizes tsize, rsize.
 __host__ __device__ constexpr std::size_t blocked_pair_smem(int nb, std::size_t tsize, std::size_t rsize) {
     const std::size_t w2 = 2 * std::size_t(nb);
-    return (w2 * (kBlockedTileRows + 1) + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize +
+    const std::size_t trp = 4096 / w2 + 1;  // PairTiling<w2>::TRP
+    return (w2 * trp + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize +
            3 * std::size_t(nb) * rsize + (std::size_t(nb) + 1) * sizeof(int);
 }
 
@@ -149,7 +165,7 @@ struct PairColumns {
 template <class T, int W2>
 __device__ __forceinline__ void load_pair_tile(const T* X, index_t ldx, int rows, int r0,
                                                const PairColumns& col, T* tile) {
-    constexpr int TR = kBlockedTileRows, TRP = TR + 1;
+    constexpr int TR = PairTiling<W2>::TR, TRP = PairTiling<W2>::TRP;
     for (int idx = threadIdx.x; idx < W2 * TR; idx += kBlockedThreads) {
         const int l = idx / TR, r = idx - l * TR;
         const int c = col(l);
@@ -157,54 +173,92 @@ __device__ __forceinline__ void load_pair_tile(const T* X, index_t ldx, int rows
     }
 }
 
-/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1): thread t accumulates entries (t % W2, t / W2 + k JS).
+/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1), streamed over row tiles (PairTiling).
 template <class T, int W2>
 __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& col, T* tile, T* G) {
-    constexpr int TR = kBlockedTileRows, TRP = TR + 1, LDG = W2 + 1;
-    constexpr int JS = kBlockedThreads / W2, KE = W2 / JS;
-    const int gi = threadIdx.x % W2, gj = threadIdx.x / W2;
-    T acc[KE];
+    using Tl = PairTiling<W2>;
+    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = W2 + 1, TI = Tl::TI, S = Tl::S, RS = TR / S;
+    const int t = threadIdx.x % (TI * TI), s = threadIdx.x / (TI * TI);
+    const int ti = t % TI, tj = t / TI;
+    T acc[4][4];
 #pragma unroll
-    for (int k = 0; k < KE; ++k) acc[k] = T(core::real_of_t<T>(0));
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = 0; b < 4; ++b) acc[a][b] = T(core::real_of_t<T>(0));
     for (int r0 = 0; r0 < rows; r0 += TR) {
         load_pair_tile<T, W2>(X, ldx, rows, r0, col, tile);
         __syncthreads();
-#pragma unroll 4
-        for (int r = 0; r < TR; ++r) {
-            const T xi = tile[gi * TRP + r];
+        const T* base = tile + s * RS;
+#pragma unroll 2
+        for (int r = 0; r < RS; ++r) {
+            T xi[4], xj[4];
 #pragma unroll
-            for (int k = 0; k < KE; ++k) acc[k] = core::fma_conj(xi, tile[(gj + k * JS) * TRP + r], acc[k]);
+            for (int a = 0; a < 4; ++a) xi[a] = base[(ti + TI * a) * TRP + r];
+#pragma unroll
+            for (int b = 0; b < 4; ++b) xj[b] = base[(tj + TI * b) * TRP + r];
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+                for (int b = 0; b < 4; ++b) acc[a][b] = core::fma_conj(xi[a], xj[b], acc[a][b]);
         }
         __syncthreads();
     }
+    if constexpr (S == 1) {
 #pragma unroll
-    for (int k = 0; k < KE; ++k) G[gi + (gj + k * JS) * LDG] = acc[k];
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) G[(ti + TI * a) + (tj + TI * b) * LDG] = acc[a][b];
+    } else {
+        T* part = tile;  // the S partial sums, W2 x W2 each (the tile is free now)
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) part[s * W2 * W2 + (ti + TI * a) + (tj + TI * b) * W2] = acc[a][b];
+        __syncthreads();
+        for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
+            T sum = part[idx];
+#pragma unroll
+            for (int g = 1; g < S; ++g) sum = add(sum, part[g * W2 * W2 + idx]);
+            G[idx % W2 + (idx / W2) * LDG] = sum;
+        }
+    }
 }
 
-/// [Xi Xj] <- [Xi Xj] Q in place, one row tile at a time: thread t computes rows t % TR of
-/// output columns t / TR + k RS, from the tile and Q in shared memory.
+/// [Xi Xj] <- [Xi Xj] Q in place, one row tile at a time (PairTiling), the products kept in
+/// registers until they are written back.
 template <class T, int W2>
 __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col, T* tile, const T* Q) {
-    constexpr int TR = kBlockedTileRows, TRP = TR + 1, LDG = W2 + 1;
-    constexpr int RS = kBlockedThreads / TR, KU = W2 / RS;
-    const int ur = threadIdx.x % TR, uk = threadIdx.x / TR;
+    using Tl = PairTiling<W2>;
+    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = W2 + 1, KC = Tl::KC, RE = Tl::RE;
+    const int lane = threadIdx.x % 32, k0 = (threadIdx.x / 32) * KC;
     for (int r0 = 0; r0 < rows; r0 += TR) {
         load_pair_tile<T, W2>(X, ldx, rows, r0, col, tile);
         __syncthreads();
-        T acc[KU];
+        T acc[RE][KC];
 #pragma unroll
-        for (int k = 0; k < KU; ++k) acc[k] = T(core::real_of_t<T>(0));
-#pragma unroll 4
+        for (int e = 0; e < RE; ++e)
+#pragma unroll
+            for (int c = 0; c < KC; ++c) acc[e][c] = T(core::real_of_t<T>(0));
+#pragma unroll 2
         for (int l = 0; l < W2; ++l) {
-            const T x = tile[l * TRP + ur];
+            T x[RE], q[KC];
 #pragma unroll
-            for (int k = 0; k < KU; ++k) acc[k] = core::axpy(Q[l + (uk + k * RS) * LDG], x, acc[k]);
+            for (int e = 0; e < RE; ++e) x[e] = tile[l * TRP + lane + 32 * e];
+#pragma unroll
+            for (int c = 0; c < KC; ++c) q[c] = Q[l + (k0 + c) * LDG];
+#pragma unroll
+            for (int e = 0; e < RE; ++e)
+#pragma unroll
+                for (int c = 0; c < KC; ++c) acc[e][c] = core::axpy(q[c], x[e], acc[e][c]);
         }
-        if (r0 + ur < rows) {
 #pragma unroll
-            for (int k = 0; k < KU; ++k) {
-                const int c = col(uk + k * RS);
-                if (c >= 0) X[r0 + ur + index_t(c) * ldx] = acc[k];
+        for (int e = 0; e < RE; ++e) {
+            const int r = r0 + lane + 32 * e;
+            if (r >= rows) continue;
+#pragma unroll
+            for (int c = 0; c < KC; ++c) {
+                const int cc = col(k0 + c);
+                if (cc >= 0) X[r + index_t(cc) * ldx] = acc[e][c];
             }
         }
         __syncthreads();
@@ -287,8 +341,7 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
 template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     using R = core::real_of_t<T>;
-    constexpr int W2 = 2 * NB, TRP = kBlockedTileRows + 1, LDG = W2 + 1;
-    static_assert(kBlockedThreads % W2 == 0 && W2 % (kBlockedThreads / kBlockedTileRows) == 0);
+    constexpr int W2 = 2 * NB, TRP = PairTiling<W2>::TRP, LDG = W2 + 1;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
     T* G = tile + W2 * TRP;
