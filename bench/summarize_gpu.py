@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prints a Markdown table from a GPU benchmark CSV (bench/gpu_bench.cu's --csv): each case's
 batchsvd time, the cuSOLVER peers' times and the speedups, batchsvd's worst error over the
-four measures in units of u, and the time over the memory floor. The README's GPU table is
-this script's output.
+four measures in units of u (of those the CSV holds), the time over the memory floor, and the
+path that solved it (tiny kernel, fused kernel, or blocked path with its block width). The
+README's GPU tables are this script's output.
 
     python3 bench/summarize_gpu.py bench/results/h100/gpu_bench.csv
 """
@@ -38,18 +39,23 @@ def main(path):
     head = rows[0]
     print("%s, CUDA %s, commit %s, %s (`%s`)\n" % (head["gpu"], head["cuda"], head["commit"],
                                                   head["date"][:10], path))
-    print("| case (batch × m×n) | dtype | batchsvd | gesvdjBatched | gesvda (approx.) | gesvdj loop "
-          "| × gesvdjBatched | × gesvda | × gesvdj loop | max error / u | × memory floor |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| case (batch × m×n) | dtype | path | batchsvd | gesvdjBatched | gesvda (approx.) "
+          "| gesvdj loop | × gesvdjBatched | × gesvda | × gesvdj loop | max error / u "
+          "| × memory floor |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows:
-        err = max(num(r[e]) for e in ("e1", "e2", "e3", "e4")) / U[r["precision"]]
-        print("| %s × %s×%s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
-            r["batch"], r["m"], r["n"], r["precision"], ms(r["batchsvd_ms"]),
-            ms(r["gesvdjBatched_ms"]), ms(r["gesvdaStridedBatched_ms"]), ms(r["gesvdj_loop_ms"]),
-            ratio(r["gesvdjBatched_ms"], r["batchsvd_ms"]),
+        errs = [num(r[e]) for e in ("e1", "e2", "e3", "e4", "max_e2") if e in r]
+        err = max(errs) / U[r["precision"]]
+        plan = r.get("fused_plan", r.get("plan", ""))
+        path = plan if plan.startswith(("tiny", "blocked")) else "fused" if plan.startswith("G") else "?"
+        print("| %s × %s×%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
+            r["batch"], r["m"], r["n"], r["precision"], path, ms(r["batchsvd_ms"]),
+            ms(r.get("gesvdjBatched_ms", "nan")), ms(r["gesvdaStridedBatched_ms"]),
+            ms(r["gesvdj_loop_ms"]), ratio(r.get("gesvdjBatched_ms", "nan"), r["batchsvd_ms"]),
             ratio(r["gesvdaStridedBatched_ms"], r["batchsvd_ms"]),
             ratio(r["gesvdj_loop_ms"], r["batchsvd_ms"]), err,
-            "%.3g" % num(r.get("batchsvd_over_floor", "nan"))))
+            "—" if math.isnan(num(r.get("batchsvd_over_floor", "nan")))
+            else "%.3g" % num(r["batchsvd_over_floor"])))
 
 
 if __name__ == "__main__":
