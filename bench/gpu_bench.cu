@@ -2,18 +2,20 @@
 //
 // For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
 // gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n) and gesvdj called in a loop over a
-// subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to the whole
-// batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled before
-// every run outside the timed region; times are CUDA events around the call after a warm-up,
-// the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s). batchsvd's errors e1-e4 are measured on the first
-// matrices of the batch against LAPACK; on a `geo` batch (kappa 1e10 double, 1e5 single) the
-// errors of gesvda are measured next to ours.
+// subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to
+// the whole batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled
+// before every run outside the timed region; times are CUDA events around the call after a
+// warm-up, the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s).
+// batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK; on
+// a `geo` batch (kappa 1e10 double, 1e5 single) the errors of gesvda are measured next to ours.
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
+//                           [--no-peers] [--breakdown] [--label TEXT]
 //   A case is precision:batch:m:n, with an optional fifth field bNB that forces the blocked
 //   path with block width NB (f64:1000:119:119:b16); "max:BATCH" runs the largest fused
 //   square of each precision.
-//                           [--no-peers] [--label TEXT]
+//   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
+//   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
@@ -201,6 +203,9 @@ struct Row {
     std::string plan;          ///< how the fused kernel ran the case
     double mean_sweeps = nan_ms;  ///< sweeps to convergence (final check sweep included)
     int most_sweeps = 0;
+    /// --breakdown, blocked path: one sweep's time by part (ms) and the rest of a one-sweep
+    /// solve (scan, load, sweep end, finalisation).
+    double bd_other = nan_ms, bd_gram = nan_ms, bd_eigen = nan_ms, bd_update = nan_ms;
 };
 
 struct Env {
@@ -209,6 +214,7 @@ struct Env {
     cusolverDnHandle_t handle;
     int reps;
     bool peers;
+    bool breakdown = false;
 };
 
 unsigned long long g_seed = 0x1234;
@@ -284,6 +290,29 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             done = now;
         }
         row.mean_sweeps = done == batch ? total / double(batch) : nan_ms;
+    }
+    if (env.breakdown && row.plan.rfind("blocked", 0) == 0) {
+        // One sweep with the pair kernel stopped after each part (BATCHSVD_CUDA_BLOCKED_PHASES);
+        // differences of the medians give the parts.
+        batchsvd::Options o = opts;
+        o.max_sweeps = 1;
+        double t[4];
+        const char* phases[4] = {"none", "gram", "eigen", "all"};
+        for (int i = 0; i < 4; ++i) {
+            setenv("BATCHSVD_CUDA_BLOCKED_PHASES", phases[i], 1);
+            t[i] = time_median(env.reps, s, refill, [&] {
+                batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, o);
+                return true;
+            });
+        }
+        unsetenv("BATCHSVD_CUDA_BLOCKED_PHASES");
+        row.bd_other = t[0];
+        row.bd_gram = t[1] - t[0];
+        row.bd_eigen = t[2] - t[1];
+        row.bd_update = t[3] - t[2];
+        std::cerr << "  breakdown of one sweep: Gram " << row.bd_gram << " ms, eigensolver "
+                  << row.bd_eigen << " ms, update " << row.bd_update << " ms; rest of a "
+                  << "one-sweep solve " << row.bd_other << " ms\n";
     }
     if (!env.peers) return row;
 
@@ -410,7 +439,7 @@ int main(int argc, char** argv) {
         "f32:1:2048:2048";
     std::string csv_path, label;
     int reps = 10;
-    bool peers = true;
+    bool peers = true, breakdown = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -418,11 +447,12 @@ int main(int argc, char** argv) {
         else if (a == "--reps") reps = std::max(1, std::atoi(next().c_str()));
         else if (a == "--csv") csv_path = next();
         else if (a == "--no-peers") peers = false;
+        else if (a == "--breakdown") breakdown = true;
         else if (a == "--label") label = next();
         else {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
-                         " [--no-peers] [--label TEXT]\n";
+                         " [--no-peers] [--breakdown] [--label TEXT]\n";
             return 1;
         }
     }
@@ -450,6 +480,7 @@ int main(int argc, char** argv) {
     cusolverDnSetStream(env.handle, env.stream);
     env.reps = reps;
     env.peers = peers;
+    env.breakdown = breakdown;
     {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
         const std::size_t bytes = std::size_t(1) << 30;
         Dev<char> x(bytes), y(bytes);
@@ -514,7 +545,8 @@ int main(int argc, char** argv) {
            "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
            "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
            "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
-           "batchsvd_over_floor,copy_TBps\n";
+           "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
+           "one_sweep_rest_ms\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -531,7 +563,9 @@ int main(int argc, char** argv) {
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
             << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
             << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
-            << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << '\n';
+            << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << ','
+            << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
+            << fmt(r.bd_other) << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 

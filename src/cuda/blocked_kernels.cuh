@@ -43,7 +43,12 @@ template <class T> struct BlockedParams {
     T* scratch;           ///< batch x N, finalisation
     int nb;               ///< block width (the kernel's NB)
     int nblk;             ///< number of block columns, ceil(N / nb)
+    /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
+    /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
+    int phases;
 };
+
+inline constexpr int kBlockedAllPhases = 7;
 
 inline constexpr int kBlockedThreads = 256;
 
@@ -370,18 +375,20 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const Blo
         if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N;
-        detail::pair_gram<T, W2>(X, M, M, col, tile, G);
-        for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
-            const int i = idx % W2, j = idx / W2;
-            Q[i + j * LDG] = T(R(i == j ? 1 : 0));
-        }
-        if (threadIdx.x == 0) *any = 0;
-        __syncthreads();
-        detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
-        if (*any) {  // read after the sweep's last barrier: uniform over the block
-            detail::pair_update<T, W2>(X, M, M, col, tile, Q);
-            if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
-            if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
+        if (p.phases & 1) detail::pair_gram<T, W2>(X, M, M, col, tile, G);
+        if (p.phases & 2) {
+            for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
+                const int i = idx % W2, j = idx / W2;
+                Q[i + j * LDG] = T(R(i == j ? 1 : 0));
+            }
+            if (threadIdx.x == 0) *any = 0;
+            __syncthreads();
+            detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
+                detail::pair_update<T, W2>(X, M, M, col, tile, Q);
+                if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
+                if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
+            }
         }
         __syncthreads();  // shared memory is reused for the next matrix
     }

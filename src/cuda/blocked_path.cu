@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <string>
 
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/check.hpp"
@@ -31,6 +33,16 @@ __global__ void blocked_sweep_end_kernel(BlockedState* state, index_t batch, int
 int blocked_block_width(int requested) { return requested > 16 ? 32 : 16; }
 
 namespace {
+
+/// BATCHSVD_CUDA_BLOCKED_PHASES (benchmarking only: the results are wrong): "none", "gram" or
+/// "eigen" make the pair kernel stop after that part, so that timing one sweep of each gives
+/// the time of the Gram, eigensolver and update parts (bench/gpu_bench.cu --breakdown).
+int blocked_phases_from_env() {
+    const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_PHASES");
+    if (!v) return kBlockedAllPhases;
+    const std::string s(v);
+    return s == "none" ? 0 : s == "gram" ? 1 : s == "eigen" ? 3 : kBlockedAllPhases;
+}
 
 constexpr unsigned kMaxGridY = 65535;
 
@@ -67,6 +79,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.scratch = scratch.get();
     p.nb = nb;
     p.nblk = int((N + nb - 1) / nb);
+    p.phases = blocked_phases_from_env();
 
     // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
