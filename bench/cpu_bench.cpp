@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -18,7 +17,7 @@
 #include "batchsvd/batchsvd.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
-#include "testing/lapack.hpp"
+#include "lapack_loop.hpp"
 
 using namespace batchsvd;
 
@@ -68,42 +67,12 @@ template <class T> int run(const Args& args) {
     }
     const testing::Errors e_ours = testing::measure_batch<T>(m, n, batch, a.data(), s.data(), u.data(), v.data());
 
-    // LAPACK ?gesvj in an OpenMP loop: A is overwritten by U, V is n x n (= n x k here)
-    std::vector<T> uj(m * n * batch), sj(n * batch), vj(n * n * batch);
-    std::vector<double> t_gesvj;
-    for (int r = 0; r <= args.reps; ++r) {
-        const double t = time_ms([&] {
-#pragma omp parallel for schedule(dynamic, 8)
-            for (index_t b = 0; b < batch; ++b) {
-                T* ub = uj.data() + b * m * n;
-                std::memcpy(ub, a.data() + b * m * n, sizeof(T) * m * n);
-                testing::lapack::gesvj<T>(int(m), int(n), ub, int(m), sj.data() + b * n, vj.data() + b * n * n, int(n));
-            }
-        });
-        if (r > 0) t_gesvj.push_back(t);
-    }
-    const testing::Errors e_gesvj = testing::measure_batch<T>(m, n, batch, a.data(), sj.data(), uj.data(), vj.data());
+    // LAPACK ?gesvj and ?gesvd in an OpenMP loop (lapack_loop.hpp), the same repetitions.
+    const bench::LapackLoopRun gesvj_run = bench::run_lapack_loop<T>(true, m, n, batch, a.data(), args.reps);
+    const bench::LapackLoopRun gesvd_run = bench::run_lapack_loop<T>(false, m, n, batch, a.data(), args.reps);
+    const testing::Errors& e_gesvj = gesvj_run.errors;
 
-    // LAPACK ?gesvd in an OpenMP loop (economy U and V^H)
-    std::vector<double> t_gesvd;
-    {
-        std::vector<T> work(m * n * batch), ud(m * k * batch), vt(k * n * batch);
-        std::vector<T> sd(k * batch);
-        for (int r = 0; r <= args.reps; ++r) {
-            const double t = time_ms([&] {
-#pragma omp parallel for schedule(dynamic, 8)
-                for (index_t b = 0; b < batch; ++b) {
-                    T* wb = work.data() + b * m * n;
-                    std::memcpy(wb, a.data() + b * m * n, sizeof(T) * m * n);
-                    testing::lapack::gesvd<T>(int(m), int(n), wb, int(m), sd.data() + b * k, ud.data() + b * m * k, int(m),
-                                              vt.data() + b * k * n, int(k));
-                }
-            });
-            if (r > 0) t_gesvd.push_back(t);
-        }
-    }
-
-    const double ours = median(t_ours), gesvj = median(t_gesvj), gesvd = median(t_gesvd);
+    const double ours = median(t_ours), gesvj = gesvj_run.ms, gesvd = gesvd_run.ms;
     const double ur = testing::unit_roundoff<T>();
     char row[512];
     std::snprintf(row, sizeof row,

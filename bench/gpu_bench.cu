@@ -1,8 +1,8 @@
 // batchsvd against cuSOLVER on the same GPU, in the same run.
 //
 // For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
-// gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n) and gesvdj called in a loop over a
-// subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to
+// gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n), and gesvdj and gesvd (m >= n)
+// each called in a loop over a subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to
 // the whole batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled
 // before every run outside the timed region; times are CUDA events around the call after a
 // warm-up, the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s).
@@ -10,10 +10,12 @@
 // a `geo` batch (kappa 1e10 double, 1e5 single) the errors of gesvda are measured next to ours.
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
-//                           [--no-peers] [--breakdown] [--label TEXT]
+//                           [--no-peers] [--breakdown] [--cpu-baseline] [--label TEXT]
 //   A case is precision:batch:m:n, with an optional fifth field bNB that forces the blocked
 //   path with block width NB (f64:1000:119:119:b16); "max:BATCH" runs the largest fused
 //   square of each precision.
+//   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
+//   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
@@ -37,6 +39,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "cuda/fused_plan.hpp"
+#include "lapack_loop.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
 
@@ -89,6 +92,15 @@ template <class T> struct Solver;
                                   int* info, gesvdjInfo_t p) {                                   \
             return cusolverDn##L##gesvdj(h, CUSOLVER_EIG_MODE_VECTOR, 1, m, n, A, lda, S, U, ldu, \
                                         V, ldv, w, lw, info, p);                                 \
+        }                                                                                         \
+        static cusolverStatus_t g_size(cusolverDnHandle_t h, int m, int n, int* lw) {           \
+            return cusolverDn##L##gesvd_bufferSize(h, m, n, lw);                                  \
+        }                                                                                         \
+        static cusolverStatus_t g(cusolverDnHandle_t h, int m, int n, D* A, int lda,            \
+                                  real_t<T>* S, D* U, int ldu, D* VT, int ldvt, D* w, int lw,    \
+                                  real_t<T>* rw, int* info) {                                    \
+            return cusolverDn##L##gesvd(h, 'S', 'S', m, n, A, lda, S, U, ldu, VT, ldvt, w, lw,    \
+                                        rw, info);                                                \
         }                                                                                         \
         static cusolverStatus_t a_size(cusolverDnHandle_t h, int rank, int m, int n,            \
                                        const D* A, int lda, long long sA, const real_t<T>* S,    \
@@ -206,6 +218,11 @@ struct Row {
     /// --breakdown, blocked path: one sweep's time by part (ms) and the rest of a one-sweep
     /// solve (scan, load, sweep end, finalisation).
     double bd_other = nan_ms, bd_gram = nan_ms, bd_eigen = nan_ms, bd_update = nan_ms;
+    double gesvd_loop = nan_ms;  ///< cuSOLVER gesvd over loop_subset matrices, scaled (m >= n)
+    /// --cpu-baseline: LAPACK in an OpenMP loop on the host, over cpu_subset random matrices
+    /// of the case's shape, scaled to the batch; worst of e1..e4 in units of u.
+    double cpu_gesvd = nan_ms, cpu_gesvj = nan_ms, cpu_gesvd_err = nan_ms, cpu_gesvj_err = nan_ms;
+    index_t cpu_subset = 0;
 };
 
 struct Env {
@@ -215,6 +232,7 @@ struct Env {
     int reps;
     bool peers;
     bool breakdown = false;
+    bool cpu_baseline = false;
 };
 
 unsigned long long g_seed = 0x1234;
@@ -369,6 +387,52 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             row.jloop = t * double(batch) / double(row.loop_subset);
         }
     }
+    // gesvd (cuSOLVER's bidiagonalisation SVD, m >= n) in a loop over the same subset, scaled.
+    if (m >= n) {
+        int lw = 0;
+        if (S::g_size(env.handle, int(m), int(n), &lw) == CUSOLVER_STATUS_SUCCESS) {
+            Dev<D> w(lw);
+            Dev<R> rw(k);
+            const double t = time_median(env.reps, s, refill, [&] {
+                for (index_t b = 0; b < row.loop_subset; ++b)  // V^H is k x n = n x n here
+                    if (S::g(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p) + b * m * n,
+                             int(m), ds.p + b * k, reinterpret_cast<D*>(du.p) + b * m * k, int(m),
+                             reinterpret_cast<D*>(dv.p) + b * n * k, int(n), w.p, lw, rw.p,
+                             dinfo.p + b) != CUSOLVER_STATUS_SUCCESS)
+                        return false;
+                return true;
+            });
+            row.gesvd_loop = t * double(batch) / double(row.loop_subset);
+        }
+    }
+    // The CPU baseline: LAPACK ?gesvd and ?gesvj (real types) on all the host's cores, on as
+    // many matrices as take about a second (at least one per thread), scaled to the batch.
+    if (env.cpu_baseline && m >= n) {
+        const index_t probe = std::min<index_t>(batch, batchsvd::bench::lapack_loop_threads());
+        const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
+                                                            n, batch <= probe ? batch : probe, 99);
+        const double t1 = batchsvd::bench::run_lapack_loop<T>(false, m, n, probe, a.data(), 1).ms;
+        row.cpu_subset = std::clamp<index_t>(index_t(1000.0 / std::max(t1, 1e-3) * double(probe)),
+                                             probe, std::min<index_t>(batch, 20000));
+        const auto b = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
+                                                            n, row.cpu_subset, 98);
+        const double u = batchsvd::testing::unit_roundoff<T>();
+        auto worst = [u](const batchsvd::testing::Errors& e) {
+            return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+        };
+        const double scale = double(batch) / double(row.cpu_subset);
+        const auto rd = batchsvd::bench::run_lapack_loop<T>(false, m, n, row.cpu_subset, b.data(), 3);
+        row.cpu_gesvd = rd.ms * scale;
+        row.cpu_gesvd_err = worst(rd.errors);
+        if constexpr (std::is_same_v<T, R>) {
+            const auto rj = batchsvd::bench::run_lapack_loop<T>(true, m, n, row.cpu_subset, b.data(), 3);
+            row.cpu_gesvj = rj.ms * scale;
+            row.cpu_gesvj_err = worst(rj.errors);
+        }
+        std::cerr << "  CPU (" << batchsvd::bench::lapack_loop_threads() << " threads, "
+                  << row.cpu_subset << " matrices): gesvd " << row.cpu_gesvd << " ms, gesvj "
+                  << row.cpu_gesvj << " ms for the batch\n";
+    }
     // Accuracy on a geo batch: gesvda next to ours.
     if (m >= n) {
         const index_t gb = std::min<index_t>(batch, n <= 128 ? 200 : 8);
@@ -439,7 +503,7 @@ int main(int argc, char** argv) {
         "f32:1:2048:2048";
     std::string csv_path, label;
     int reps = 10;
-    bool peers = true, breakdown = false;
+    bool peers = true, breakdown = false, cpu_baseline = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -448,11 +512,12 @@ int main(int argc, char** argv) {
         else if (a == "--csv") csv_path = next();
         else if (a == "--no-peers") peers = false;
         else if (a == "--breakdown") breakdown = true;
+        else if (a == "--cpu-baseline") cpu_baseline = true;
         else if (a == "--label") label = next();
         else {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
-                         " [--no-peers] [--breakdown] [--label TEXT]\n";
+                         " [--no-peers] [--breakdown] [--cpu-baseline] [--label TEXT]\n";
             return 1;
         }
     }
@@ -481,6 +546,7 @@ int main(int argc, char** argv) {
     env.reps = reps;
     env.peers = peers;
     env.breakdown = breakdown;
+    env.cpu_baseline = cpu_baseline;
     {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
         const std::size_t bytes = std::size_t(1) << 30;
         Dev<char> x(bytes), y(bytes);
@@ -546,7 +612,8 @@ int main(int argc, char** argv) {
            "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
            "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
            "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
-           "one_sweep_rest_ms\n";
+           "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
+           "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -565,7 +632,9 @@ int main(int argc, char** argv) {
             << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
             << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << ','
             << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
-            << fmt(r.bd_other) << '\n';
+            << fmt(r.bd_other) << ',' << fmt(r.gesvd_loop, 6) << ',' << fmt(r.cpu_gesvd, 6) << ','
+            << fmt(r.cpu_gesvj, 6) << ',' << batchsvd::bench::lapack_loop_threads() << ','
+            << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 
