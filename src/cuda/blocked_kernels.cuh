@@ -68,10 +68,11 @@ template <int W2> struct PairTiling {
     static_assert(kBlockedThreads / 32 * KC == W2 && S >= 1 && TR % S == 0 && S * W2 <= TRP);
 };
 
-/// Shared memory of the pair kernel for block width nb and element sizes tsize, rsize.
+/// Shared memory of the pair kernel for block width nb (16 or 32) and element sizes tsize,
+/// rsize: the row tile, G and Q, then the rotations of one inner step.
 __host__ __device__ constexpr std::size_t blocked_pair_smem(int nb, std::size_t tsize, std::size_t rsize) {
     const std::size_t w2 = 2 * std::size_t(nb);
-    const std::size_t trp = 4096 / w2 + 1;  // PairTiling<w2>::TRP
+    const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
     return (w2 * trp + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize +
            3 * std::size_t(nb) * rsize + (std::size_t(nb) + 1) * sizeof(int);
 }
