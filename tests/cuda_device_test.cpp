@@ -129,10 +129,17 @@ Options blocked_path(int nb = 0) {
     o.block_width = nb;
     return o;
 }
-/// The fused kernel (automatic) and the blocked path, for tests that run both.
-const std::vector<std::pair<const char*, Options>>& both_paths() {
-    static const std::vector<std::pair<const char*, Options>> v{{"fused", Options{}},
-                                                                {"blocked", blocked_path()}};
+/// Options that ask for QR pre-processing (then the SVD of R by the usual paths).
+Options qr_always() {
+    Options o;
+    o.qr = QrMode::always;
+    return o;
+}
+/// The fused kernel (automatic), the blocked path and QR pre-processing, for tests that run
+/// every path.
+const std::vector<std::pair<const char*, Options>>& all_paths() {
+    static const std::vector<std::pair<const char*, Options>> v{
+        {"fused", Options{}}, {"blocked", blocked_path()}, {"qr", qr_always()}};
     return v;
 }
 
@@ -165,7 +172,7 @@ TYPED_TEST(CudaDevice, TallAndWideShapes) {
 TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
-    for (const auto& [path, o] : both_paths())
+    for (const auto& [path, o] : all_paths())
     for (auto [m, n] : {std::pair<index_t, index_t>{12, 12}, {20, 6}, {6, 20}, {40, 40}}) {
         SCOPED_TRACE(path);
         const index_t batch = 9, bad = 4, k = std::min(m, n);
@@ -203,12 +210,12 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
         const index_t batch = 150;
         const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
                                                   testing::fresh_seed());
-        for (int mode = 0; mode < 6; ++mode) {
-            Options o = mode < 3 ? Options{} : blocked_path();
+        for (int mode = 0; mode < 9; ++mode) {
+            Options o = mode < 3 ? Options{} : mode < 6 ? blocked_path() : qr_always();
             o.compute_u = mode % 3 != 0;
             o.compute_v = mode % 3 != 1;
             if (mode % 3 == 2) o.compute_u = o.compute_v = false;
-            SCOPED_TRACE(std::string(mode < 3 ? "fused " : "blocked ") + std::to_string(m) + "x" + std::to_string(n) + " U " +
+            SCOPED_TRACE(std::string(mode < 3 ? "fused " : mode < 6 ? "blocked " : "qr ") + std::to_string(m) + "x" + std::to_string(n) + " U " +
                          std::to_string(o.compute_u) + " V " + std::to_string(o.compute_v));
             const auto r = solve_on_device<T>(m, n, batch, a, o);
             expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
@@ -222,7 +229,7 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
 TYPED_TEST(CudaDevice, RankDeficientAndZero) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
-    for (const auto& [path, o] : both_paths())
+    for (const auto& [path, o] : all_paths())
     for (auto [m, n] : {std::pair<index_t, index_t>{10, 6}, {6, 10}, {16, 16}, {40, 37}}) {
         SCOPED_TRACE(path);
         const index_t batch = 3;
@@ -250,7 +257,7 @@ TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
     const index_t m = 20, n = 14, k = 14, batch = 4;
     const auto a = testing::generate_batch<T>(testing::Family::arith, m, n, batch,
                                               testing::fresh_seed());
-    for (const auto& [path, o] : both_paths()) {
+    for (const auto& [path, o] : all_paths()) {
     SCOPED_TRACE(path);
     const auto base = solve_on_device<T>(m, n, batch, a, o);
     expect_accurate<T>(m, n, batch, a, base);
@@ -279,7 +286,7 @@ TYPED_TEST(CudaDevice, MaxSweepsReported) {
     const index_t m = 32, n = 32, batch = 5;
     const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
                                               testing::fresh_seed());
-    for (Options o : {Options{}, blocked_path()}) {
+    for (Options o : {Options{}, blocked_path(), qr_always()}) {
         o.max_sweeps = 2;
         const auto r = solve_on_device<T>(m, n, batch, a, o);
         for (int x : r.info) EXPECT_EQ(x, 2);
@@ -342,6 +349,20 @@ TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
     expect_accurate<T>(m, n, batch, a, r);
     for (index_t b = 0; b < batch; b += 3)
         for (index_t j = 0; j < n; ++j) EXPECT_EQ(r.s[b * n + j], real_t<T>(n - j)) << b << " " << j;
+}
+
+// ---- QR pre-processing (Options::qr = always) ------------------------------------------------
+
+/// W = QR, the SVD of R by the tiny, fused or blocked path, U_W = Q [U_R; 0]: the six families,
+/// tall, wide and square, R small and large.
+TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{100, 13, 5}, {13, 100, 5},
+                                   {1000, 16, 4}, {300, 40, 3}, {64, 64, 3}, {40, 1, 3},
+                                   {3, 2, 20}, {400, 150, 2}})
+            expect_family_accurate<T>(f, m, n, batch, qr_always());
 }
 
 // ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------

@@ -16,6 +16,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
 #include "cuda/jacobi_kernel.cuh"
+#include "cuda/qr_path.hpp"
 #include "cuda/tiny_kernel.cuh"
 
 namespace batchsvd::cuda {
@@ -280,6 +281,11 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     }
     const bool tall = m >= n;
     const bool need_vw = tall ? opts.compute_v : opts.compute_u;
+    if (opts.qr == QrMode::always) {  // QR pre-processing, then the SVD of R (qr_path.cu)
+        const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
+        run_qr<T>(p, batch, s, s_stride, u, v, info, opts, stream);
+        return;
+    }
     if (use_tiny(m, n)) {
         launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         return;

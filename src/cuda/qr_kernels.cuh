@@ -1,0 +1,181 @@
+// Kernels of the CUDA QR pre-processing (abfasi section 9.2: W = QR, SVD of R, U_W = Q U_R),
+// with the reflector convention of the CPU backend (cpu/householder_qr.hpp, LAPACK's
+// geqr2/larfg): H_j = I - tau_j v_j v_j^H, v_j(0) = 1 implicit, a real beta on R's diagonal.
+// One thread block per matrix, working in the device workspace (W is M x N, leading
+// dimension M, scaled like the blocked path's); a warp per trailing column.
+#pragma once
+
+#include "cuda/blocked_kernels.cuh"
+#include "cuda/kernel_common.cuh"
+
+namespace batchsvd::cuda {
+
+inline constexpr int kQrThreads = 256;
+
+template <class T> struct QrParams {
+    T* W;                       ///< batch x (M x N): in, the scaled working matrix; out, R and the reflectors
+    T* tau;                     ///< batch x N
+    T* R;                       ///< batch x (N x N): R, zero below the diagonal
+    const BlockedState* state;  ///< scan results (non-finite matrices are skipped)
+    index_t batch;
+    int M, N;
+};
+
+namespace detail {
+
+template <class T> __device__ __forceinline__ T mul(const T& a, const T& b) {
+    return core::axpy(a, b, T(core::real_of_t<T>(0)));
+}
+
+/// 1 / z, without squaring |z| (no overflow or underflow for scaled data).
+template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
+    using R = core::real_of_t<T>;
+    if constexpr (core::is_complex_v<T>) {
+        const R h = hypot(z.real(), z.imag());
+        return T((z.real() / h) / h, (-z.imag() / h) / h);
+    } else {
+        return R(1) / z;
+    }
+}
+
+template <class T> __device__ __forceinline__ T warp_sum(T v) {
+    for (int off = 16; off > 0; off >>= 1) v = add(v, shfl_xor(v, off, 0xffffffffu, 32));
+    return v;
+}
+
+/// Sum over the block; red holds kQrThreads / 32 + 1 values. Every thread gets the result.
+template <class R> __device__ R block_sum(R v, R* red) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_sum(v);
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        R w = lane < kQrThreads / 32 ? red[lane] : R(0);
+        w = warp_sum(w);
+        if (lane == 0) red[kQrThreads / 32] = w;
+    }
+    __syncthreads();
+    const R total = red[kQrThreads / 32];
+    __syncthreads();  // red is reused by the next call
+    return total;
+}
+
+/// c <- (I - tau v v^H) c for one column c (length len) and the reflector v (v(0) = 1
+/// implicit) at the same offset, by one warp: s = tau (c(0) + v(1:)^H c(1:)), c(0) -= s,
+/// c(1:) -= v(1:) s. Pass conj(tau) to apply H^H.
+template <class T>
+__device__ __forceinline__ void reflect_column(const T* v, T tau, T* c, int len) {
+    const int lane = threadIdx.x % 32;
+    T s = T(core::real_of_t<T>(0));
+    for (int i = 1 + lane; i < len; i += 32) s = core::fma_conj(v[i], c[i], s);
+    s = warp_sum(s);
+    s = mul(tau, add(c[0], s));
+    __syncwarp();  // every lane has read c[0]
+    if (lane == 0) c[0] = add(c[0], core::scale(s, core::real_of_t<T>(-1)));
+    for (int i = 1 + lane; i < len; i += 32) c[i] = core::axpy(core::scale(s, core::real_of_t<T>(-1)), v[i], c[i]);
+}
+
+}  // namespace detail
+
+/// Householder QR of each W in place (householder_qr of the CPU backend), then R copied out.
+template <class T>
+__global__ void __launch_bounds__(kQrThreads) householder_qr_kernel(const QrParams<T> p) {
+    using R = core::real_of_t<T>;
+    __shared__ R red[kQrThreads / 32 + 1];
+    __shared__ T sh_tau, sh_inv;
+    __shared__ int sh_skip;
+    const int M = p.M, N = p.N, tid = threadIdx.x, warp = tid / 32, warps = kQrThreads / 32;
+    for (index_t b = blockIdx.x; b < p.batch; b += gridDim.x) {
+        T* W = p.W + b * index_t(M) * N;
+        T* tau = p.tau + b * index_t(N);
+        T* Rb = p.R + b * index_t(N) * N;
+        const bool bad = p.state[b].nonfinite != 0;  // W was not loaded: R = 0, Q = I
+        for (int j = 0; j < N && !bad; ++j) {
+            T* x = W + j + index_t(j) * M;
+            const int len = M - j;
+            R part = 0;
+            for (int i = 1 + tid; i < len; i += kQrThreads) part += core::abs2(x[i]);
+            const R tail2 = detail::block_sum(part, red);
+            if (tid == 0) {
+                const T alpha = x[0];
+                if (tail2 == 0 && core::imag_part(alpha) == R(0)) {
+                    sh_skip = 1;  // H = I
+                    tau[j] = T(R(0));
+                } else {
+                    const R mag = hypot(core::abs_of(alpha), sqrt(tail2));
+                    const R beta = core::real_part(alpha) >= 0 ? -mag : mag;
+                    T t;  // (beta - alpha) / beta
+                    if constexpr (core::is_complex_v<T>) t = T((beta - alpha.real()) / beta, -alpha.imag() / beta);
+                    else t = (beta - alpha) / beta;
+                    tau[j] = t;
+                    sh_tau = t;
+                    sh_inv = detail::reciprocal(detail::add(alpha, T(-beta)));
+                    sh_skip = 0;
+                    x[0] = T(beta);  // R(j, j); the reflector's head 1 stays implicit
+                }
+            }
+            __syncthreads();
+            if (!sh_skip) {
+                const T inv = sh_inv, tj = sh_tau;
+                for (int i = 1 + tid; i < len; i += kQrThreads) x[i] = detail::mul(x[i], inv);
+                __syncthreads();
+                // Trailing columns: H^H = I - conj(tau) v v^H, a warp per column.
+                for (int k = j + 1 + warp; k < N; k += warps)
+                    detail::reflect_column(x, core::conj_of(tj), W + j + index_t(k) * M, len);
+            }
+            __syncthreads();
+        }
+        for (index_t idx = tid; idx < index_t(N) * N; idx += kQrThreads) {
+            const int i = int(idx % N), j = int(idx / N);
+            Rb[idx] = (!bad && i <= j) ? W[i + index_t(j) * M] : T(R(0));
+        }
+        if (bad)
+            for (int j = tid; j < N; j += kQrThreads) tau[j] = T(R(0));
+        __syncthreads();
+    }
+}
+
+/// U_W = Q [U_R; 0] in place in the output (ld ldx, stride sx), whose first N rows hold U_R.
+template <class T>
+__global__ void __launch_bounds__(kQrThreads) apply_q_kernel(const QrParams<T> p, T* X, index_t ldx, index_t sx) {
+    using R = core::real_of_t<T>;
+    const int M = p.M, N = p.N, tid = threadIdx.x, warp = tid / 32, warps = kQrThreads / 32;
+    for (index_t b = blockIdx.x; b < p.batch; b += gridDim.x) {
+        if (p.state[b].nonfinite) continue;  // its outputs become NaN afterwards
+        T* Xb = X + b * sx;
+        const T* W = p.W + b * index_t(M) * N;
+        const T* tau = p.tau + b * index_t(N);
+        for (index_t idx = tid; idx < index_t(M - N) * N; idx += kQrThreads) {
+            const index_t r = N + idx % (M - N), c = idx / (M - N);
+            Xb[r + c * ldx] = T(R(0));
+        }
+        __syncthreads();
+        for (int j = N - 1; j >= 0; --j) {
+            const T tj = tau[j];
+            if (core::real_part(tj) == R(0) && core::imag_part(tj) == R(0)) continue;
+            const T* v = W + j + index_t(j) * M;
+            for (int k = warp; k < N; k += warps) detail::reflect_column(v, tj, Xb + j + index_t(k) * ldx, M - j);
+            __syncthreads();
+        }
+    }
+}
+
+/// Last step: a non-finite matrix gets NaN outputs and info -1 (its R was zero); the others
+/// get their singular values unscaled (the SVD of R ran on the scaled matrix).
+template <class T>
+__global__ void qr_fixup_kernel(const JacobiParams<T> q, const BlockedState* state) {
+    for (index_t b = blockIdx.x; b < q.batch; b += gridDim.x) {
+        const BlockedState st = state[b];
+        if (st.nonfinite) {
+            write_nonfinite(q, b, threadIdx.x, blockDim.x);
+            continue;
+        }
+        int scale_e = 0;
+        detail::blocked_tolerance(q, st, &scale_e);
+        if (scale_e == 0) continue;
+        core::real_of_t<T>* s = q.s + b * q.s_stride;
+        for (int j = threadIdx.x; j < q.N; j += blockDim.x) s[j] = scalbn(s[j], -scale_e);
+    }
+}
+
+}  // namespace batchsvd::cuda
