@@ -7,11 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <complex>
 #include <iostream>
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
@@ -363,6 +365,62 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
                                    {1000, 16, 4}, {300, 40, 3}, {64, 64, 3}, {40, 1, 3},
                                    {3, 2, 20}, {400, 150, 2}})
             expect_family_accurate<T>(f, m, n, batch, qr_always());
+}
+
+// ---- batches in chunks (workspace or host staging beyond the device's memory) --------------
+
+/// Sets BATCHSVD_CUDA_CHUNK (matrices per chunk) for its lifetime, so that the chunked code
+/// paths run on batches that would fit.
+struct ForcedChunk {
+    explicit ForcedChunk(int matrices) { setenv("BATCHSVD_CUDA_CHUNK", std::to_string(matrices).c_str(), 1); }
+    ~ForcedChunk() { unsetenv("BATCHSVD_CUDA_CHUNK"); }
+    ForcedChunk(const ForcedChunk&) = delete;
+    ForcedChunk& operator=(const ForcedChunk&) = delete;
+};
+
+/// The blocked path and QR pre-processing over workspace chunks of 3 matrices: bitwise the
+/// results of the whole batch at once (every matrix is solved on its own).
+TYPED_TEST(CudaDevice, WorkspaceChunksMatchWholeBatch) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const index_t m = 70, n = 50, batch = 10;
+    const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, testing::fresh_seed());
+    for (const Options& o : {blocked_path(), qr_always()}) {
+        const auto whole = solve_on_device<T>(m, n, batch, a, o);
+        expect_accurate<T>(m, n, batch, a, whole);
+        ForcedChunk chunk(3);
+        const auto parts = solve_on_device<T>(m, n, batch, a, o);
+        EXPECT_EQ(parts.info, whole.info);
+        EXPECT_TRUE(parts.s == whole.s && parts.u == whole.u && parts.v == whole.v);
+    }
+}
+
+/// Host input through the CUDA backend, streamed in chunks of 4 matrices through pinned
+/// buffers on two streams: bitwise the single-shot results, for the fused and blocked paths.
+TYPED_TEST(CudaDevice, HostStreamedChunksMatchWholeBatch) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (auto [m, n, o] : {std::tuple<index_t, index_t, Options>{24, 20, Options{}},
+                           {20, 24, Options{}}, {90, 70, blocked_path()}}) {
+        const index_t batch = 25, k = std::min(m, n);
+        const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
+        o.backend = Backend::cuda;
+        auto solve = [&] {
+            DeviceResult<T> r;
+            r.s.assign(k * batch, std::numeric_limits<real_t<T>>::quiet_NaN());
+            r.u.assign(m * k * batch, nan_value<T>());
+            r.v.assign(n * k * batch, nan_value<T>());
+            r.info.assign(batch, 12345);
+            gesvd<T>(m, n, batch, a.data(), r.s.data(), r.u.data(), r.v.data(), r.info.data(), o);
+            return r;
+        };
+        const auto whole = solve();
+        expect_accurate<T>(m, n, batch, a, whole);
+        ForcedChunk chunk(4);
+        const auto parts = solve();
+        EXPECT_EQ(parts.info, whole.info) << m << "x" << n;
+        EXPECT_TRUE(parts.s == whole.s && parts.u == whole.u && parts.v == whole.v) << m << "x" << n;
+    }
 }
 
 // ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------

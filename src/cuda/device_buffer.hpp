@@ -4,12 +4,38 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdlib>
+#include <string>
 #include <utility>
 
 #include "cuda/check.hpp"
 
 namespace batchsvd::cuda {
+
+/// Free device memory now (0 when it cannot be queried).
+inline std::size_t free_device_bytes() {
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return free;
+}
+
+/// Matrices per chunk when each needs `per_matrix` bytes of device memory: as many as fit in
+/// 80% of the free memory (at least 1), or BATCHSVD_CUDA_CHUNK when set (testing the chunked
+/// code paths on batches that would fit).
+inline index_t matrices_per_chunk(std::size_t per_matrix, index_t batch) {
+    if (const char* env = std::getenv("BATCHSVD_CUDA_CHUNK")) {
+        const long long c = std::atoll(env);
+        if (c > 0) return std::min<index_t>(batch, index_t(c));
+    }
+    const double room = 0.8 * double(free_device_bytes());
+    const double fit = per_matrix ? room / double(per_matrix) : double(batch);
+    return std::max<index_t>(1, std::min<index_t>(batch, index_t(std::min(fit, 9.0e18))));
+}
 
 template <class T> class DeviceBuffer {
 public:
@@ -24,7 +50,9 @@ public:
         }
         if (e != cudaSuccess) {
             ptr_ = nullptr;
-            throw_cuda_error(e, "device workspace allocation", __FILE__, __LINE__);
+            const std::string what = "device allocation of " + std::to_string(count * sizeof(T)) +
+                                     " bytes (" + std::to_string(free_device_bytes()) + " free)";
+            throw_cuda_error(e, what.c_str(), __FILE__, __LINE__);
         }
     }
     DeviceBuffer(const DeviceBuffer&) = delete;

@@ -256,15 +256,63 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
 }
 
-/// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold.
+/// Matrices [first, first + count) of a batch: the operands' pointers moved to them (null
+/// pointers stay null).
+template <class T> struct SubBatch {
+    MatrixBatch<const T> a;
+    real_t<T>* s;
+    MatrixBatch<T> u, v;
+    int* info;
+};
+template <class T>
+SubBatch<T> sub_batch(index_t first, MatrixBatch<const T> a, real_t<T>* s, index_t s_stride,
+                      MatrixBatch<T> u, MatrixBatch<T> v, int* info) {
+    auto move = [first](auto* p, index_t stride) { return p ? p + first * stride : p; };
+    return {{move(a.data, a.stride), a.ld, a.stride}, move(s, s_stride),
+            {move(u.data, u.stride), u.ld, u.stride}, {move(v.data, v.stride), v.ld, v.stride},
+            info + first};
+}
+
+/// Device workspace of the blocked path per matrix (blocked_path.cu's buffers).
+template <class T> std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw) {
+    return sizeof(T) * std::size_t(M * N + (need_vw ? N * N : 0) + N) +
+           sizeof(real_t<T>) * std::size_t(N + 1) + sizeof(int) * std::size_t(2 * N + 8) + 64;
+}
+
+/// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
+/// many chunks of the batch as its workspace needs.
 template <class T>
 void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                     index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                     const Options& opts, bool need_vw, cudaStream_t stream) {
     if (std::max(m, n) > INT_MAX / 2 || std::min(m, n) > (1 << 20))
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
-    const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
-    run_blocked(p, blocked_block_width(opts.block_width), stream);
+    const index_t chunk = matrices_per_chunk(
+        blocked_workspace_bytes<T>(std::max(m, n), std::min(m, n), need_vw), batch);
+    for (index_t first = 0; first < batch; first += chunk) {
+        const index_t count = std::min(chunk, batch - first);
+        const SubBatch<T> b = sub_batch<T>(first, a, s, s_stride, u, v, info);
+        const auto p = common_params<T>(m, n, count, b.a, b.s, s_stride, b.u, b.v, b.info, opts, need_vw);
+        run_blocked(p, blocked_block_width(opts.block_width), stream);
+    }
+}
+
+/// QR pre-processing (qr_path.cu), over as many chunks as its workspace (and that of the
+/// SVD of R) needs.
+template <class T>
+void launch_qr(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+               index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+               const Options& opts, bool need_vw, cudaStream_t stream) {
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    const std::size_t per = sizeof(T) * std::size_t(M * N + N + N * N) + 64 +
+                            blocked_workspace_bytes<T>(N, N, need_vw);
+    const index_t chunk = matrices_per_chunk(per, batch);
+    for (index_t first = 0; first < batch; first += chunk) {
+        const index_t count = std::min(chunk, batch - first);
+        const SubBatch<T> b = sub_batch<T>(first, a, s, s_stride, u, v, info);
+        const auto p = common_params<T>(m, n, count, b.a, b.s, s_stride, b.u, b.v, b.info, opts, need_vw);
+        run_qr<T>(p, count, b.s, s_stride, b.u, b.v, b.info, opts, stream);
+    }
 }
 
 }  // namespace
@@ -282,8 +330,7 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     const bool tall = m >= n;
     const bool need_vw = tall ? opts.compute_v : opts.compute_u;
     if (opts.qr == QrMode::always) {  // QR pre-processing, then the SVD of R (qr_path.cu)
-        const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
-        run_qr<T>(p, batch, s, s_stride, u, v, info, opts, stream);
+        launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         return;
     }
     if (use_tiny(m, n)) {
@@ -298,11 +345,169 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     launch_fused<T>(pl, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
 }
 
+namespace {
+
+/// Element counts of one chunk's host operands, from its first matrix to the end of its last.
+struct ChunkSpans {
+    index_t na = 0, ns = 0, nu = 0, nv = 0;
+};
+template <class T>
+ChunkSpans chunk_spans(index_t m, index_t n, index_t count, MatrixBatch<const T> a,
+                       index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, const Options& opts) {
+    const index_t k = std::min(m, n);
+    ChunkSpans sp;
+    sp.na = span(a.ld, a.stride, m, n, count);
+    sp.ns = span(1, s_stride, k, 1, count);
+    sp.nu = opts.compute_u ? span(u.ld, u.stride, m, k, count) : 0;
+    sp.nv = opts.compute_v ? span(v.ld, v.stride, n, k, count) : 0;
+    return sp;
+}
+
+/// Device copies of one chunk's operands (same layout as the host's).
+template <class T> struct DeviceChunk {
+    DeviceBuffer<T> a, u, v;
+    DeviceBuffer<real_t<T>> s;
+    DeviceBuffer<int> info;
+    DeviceChunk(const ChunkSpans& sp, index_t count, cudaStream_t st)
+        : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st) {}
+};
+
+/// Enqueues on `stream` one chunk of `count` matrices whose host operands start at ha, hs, hu,
+/// hv, hinfo (the caller's memory or pinned staging, with the caller's layout): inputs in
+/// (and outputs with gaps between matrices, so that the gaps survive), the solve, outputs out.
+template <class T>
+void enqueue_chunk(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
+                   real_t<T>* hs, T* hu, T* hv, int* hinfo, MatrixBatch<const T> a, index_t s_stride,
+                   MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d, const Options& opts,
+                   cudaStream_t stream) {
+    using R = real_t<T>;
+    const index_t k = std::min(m, n);
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (sp.ns && !(s_stride == k || count == 1))
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyHostToDevice, stream));
+    if (sp.nu && !packed(u.ld, u.stride, m, k, count))
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (sp.nv && !packed(v.ld, v.stride, n, k, count))
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyHostToDevice, stream));
+    Options o = opts;
+    o.stream = stream;
+    gesvd_device<T>(m, n, count, MatrixBatch<const T>{d.a.get(), a.ld, a.stride}, d.s.get(), s_stride,
+                    MatrixBatch<T>{d.u.get(), u.ld, u.stride}, MatrixBatch<T>{d.v.get(), v.ld, v.stride},
+                    d.info.get(), o);
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
+    if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDeviceToHost, stream));
+}
+
+/// Page-locked host memory (staging for overlapped copies), freed on scope exit.
+template <class T> class PinnedBuffer {
+public:
+    explicit PinnedBuffer(std::size_t count) {
+        if (count) BATCHSVD_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), count * sizeof(T)));
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    ~PinnedBuffer() { if (p_) (void)cudaFreeHost(p_); }
+    T* get() const { return p_; }
+
+private:
+    T* p_ = nullptr;
+};
+
+/// A stream of our own, synchronised and destroyed on scope exit.
+struct OwnedStream {
+    cudaStream_t s = nullptr;
+    OwnedStream() { BATCHSVD_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
+    OwnedStream(const OwnedStream&) = delete;
+    OwnedStream& operator=(const OwnedStream&) = delete;
+    ~OwnedStream() {
+        if (!s) return;
+        (void)cudaStreamSynchronize(s);
+        (void)cudaStreamDestroy(s);
+    }
+};
+
+/// Device bytes one matrix needs when solved from host memory: its operands and the chosen
+/// path's workspace.
+template <class T>
+std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index_t s_stride,
+                             MatrixBatch<T> u, MatrixBatch<T> v, const Options& opts) {
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
+    std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
+    if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
+    if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
+    if (opts.qr == QrMode::always)
+        bytes += sizeof(T) * std::size_t(M * N + N + N * N) + blocked_workspace_bytes<T>(N, N, need_vw);
+    else if (!use_tiny(m, n) && (opts.variant == JacobiVariant::blocked || !make_plan<T>(m, n, 1, need_vw).fits))
+        bytes += blocked_workspace_bytes<T>(M, N, need_vw);
+    return bytes;
+}
+
+/// A batch from host memory larger than the device: chunks of matrices, each staged through
+/// pinned buffers, two chunks in flight on two streams so that one chunk's copies and host
+/// staging overlap the other's solve.
+template <class T>
+void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, MatrixBatch<const T> a,
+                         real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v,
+                         int* info, const Options& opts) {
+    using R = real_t<T>;
+    const ChunkSpans full = chunk_spans<T>(m, n, chunk, a, s_stride, u, v, opts);
+    struct Slot {
+        OwnedStream stream;  // first member: destroyed last, after the buffers that use it
+        DeviceChunk<T> d;
+        PinnedBuffer<T> ha, hu, hv;
+        PinnedBuffer<R> hs;
+        PinnedBuffer<int> hinfo;
+        index_t first = -1, count = 0;
+        ChunkSpans sp;
+        Slot(const ChunkSpans& f, index_t chunk)
+            : d(f, chunk, nullptr), ha(f.na), hu(f.nu), hv(f.nv), hs(f.ns), hinfo(chunk) {}
+        Slot(const Slot&) = delete;
+        Slot& operator=(const Slot&) = delete;
+        // Work still queued (after an error) ends before its buffers are freed.
+        ~Slot() { (void)cudaStreamSynchronize(stream.s); }
+    };
+    // The device buffers are allocated on the legacy stream, before any chunk runs.
+    Slot slots[2] = {Slot(full, chunk), Slot(full, chunk)};
+    BATCHSVD_CUDA_CHECK(cudaDeviceSynchronize());
+    // Results of a finished chunk, from its staging buffers to the caller's memory.
+    auto drain = [&](Slot& sl) {
+        if (sl.first < 0) return;
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));
+        const index_t f = sl.first;
+        std::copy_n(sl.hs.get(), sl.sp.ns, s + f * s_stride);
+        if (sl.sp.nu) std::copy_n(sl.hu.get(), sl.sp.nu, u.data + f * u.stride);
+        if (sl.sp.nv) std::copy_n(sl.hv.get(), sl.sp.nv, v.data + f * v.stride);
+        std::copy_n(sl.hinfo.get(), sl.count, info + f);
+        sl.first = -1;
+    };
+    for (index_t first = 0, c = 0; first < batch; first += chunk, ++c) {
+        Slot& sl = slots[c % 2];
+        drain(sl);
+        const index_t count = std::min(chunk, batch - first);
+        sl.sp = chunk_spans<T>(m, n, count, a, s_stride, u, v, opts);
+        std::copy_n(a.data + first * a.stride, sl.sp.na, sl.ha.get());
+        // Outputs are staged in too (enqueue_chunk copies those with gaps to the device).
+        std::copy_n(s + first * s_stride, sl.sp.ns, sl.hs.get());
+        if (sl.sp.nu) std::copy_n(u.data + first * u.stride, sl.sp.nu, sl.hu.get());
+        if (sl.sp.nv) std::copy_n(v.data + first * v.stride, sl.sp.nv, sl.hv.get());
+        enqueue_chunk<T>(m, n, count, sl.sp, sl.ha.get(), sl.hs.get(), sl.hu.get(), sl.hv.get(),
+                         sl.hinfo.get(), a, s_stride, u, v, sl.d, opts, sl.stream.s);
+        sl.first = first;
+        sl.count = count;
+    }
+    drain(slots[0]);
+    drain(slots[1]);
+}
+
+}  // namespace
+
 template <class T>
 void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                 const Options& opts) {
-    using R = real_t<T>;
     if (batch <= 0) return;
     const index_t k = std::min(m, n);
     if (k == 0) {
@@ -310,29 +515,16 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
         return;
     }
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
-    const index_t na = span(a.ld, a.stride, m, n, batch);
-    const index_t ns = span(1, s_stride, k, 1, batch);
-    const index_t nu = opts.compute_u ? span(u.ld, u.stride, m, k, batch) : 0;
-    const index_t nv = opts.compute_v ? span(v.ld, v.stride, n, k, batch) : 0;
-    DeviceBuffer<T> da(na, stream), du(nu, stream), dv(nv, stream);
-    DeviceBuffer<R> ds(ns, stream);
-    DeviceBuffer<int> dinfo(batch, stream);
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(da.get(), a.data, na * sizeof(T), cudaMemcpyHostToDevice, stream));
-    // Outputs with gaps between their matrices are copied in first, so that the gaps survive.
-    if (ns && !(s_stride == k || batch == 1))
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(ds.get(), s, ns * sizeof(R), cudaMemcpyHostToDevice, stream));
-    if (nu && !packed(u.ld, u.stride, m, k, batch))
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(du.get(), u.data, nu * sizeof(T), cudaMemcpyHostToDevice, stream));
-    if (nv && !packed(v.ld, v.stride, n, k, batch))
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(dv.get(), v.data, nv * sizeof(T), cudaMemcpyHostToDevice, stream));
-    Options o = opts;
-    gesvd_device<T>(m, n, batch, MatrixBatch<const T>{da.get(), a.ld, a.stride}, ds.get(), s_stride,
-                    MatrixBatch<T>{du.get(), u.ld, u.stride}, MatrixBatch<T>{dv.get(), v.ld, v.stride},
-                    dinfo.get(), o);
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(s, ds.get(), ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
-    if (nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(u.data, du.get(), nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    if (nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(v.data, dv.get(), nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(info, dinfo.get(), batch * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    const std::size_t per = host_solve_bytes<T>(m, n, a, s_stride, u, v, opts);
+    if (matrices_per_chunk(per, batch) < batch) {  // does not fit: streamed in chunks
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // after the caller's earlier work
+        gesvd_host_streamed<T>(m, n, batch, matrices_per_chunk(2 * per, batch), a, s, s_stride, u,
+                               v, info, opts);
+        return;
+    }
+    const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
+    DeviceChunk<T> d(sp, batch, stream);
+    enqueue_chunk<T>(m, n, batch, sp, a.data, s, u.data, v.data, info, a, s_stride, u, v, d, opts, stream);
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
