@@ -87,6 +87,17 @@ svd_case no_u '<f8' 10,6,5 C --no-u
 svd_case no_v '<c16' 10,5,6 F --no-v
 svd_case no_uv '<f4' 3,4,4 C --no-u --no-v
 
+# --progress: the batch in 20 slices with a line after each, the same files as one call
+python3 "$CHECK" make "$WORK/prog.npy" '<f8' 40,9,7 C 5
+run prog_whole "$BIN" svd "$WORK/prog.npy" --out "$WORK/out_prog_whole" --quiet
+run prog "$BIN" svd "$WORK/prog.npy" --out "$WORK/out_prog" --progress
+if [[ $rc -eq 0 && $(grep -c '^batchsvd: [0-9]* of 40 matrices' "$WORK/err") -eq 20 ]] &&
+    grep -q '^batchsvd: 40 of 40 matrices (100%)' "$WORK/err" &&
+    cmp -s "$WORK/out_prog/S.npy" "$WORK/out_prog_whole/S.npy" &&
+    cmp -s "$WORK/out_prog/U.npy" "$WORK/out_prog_whole/U.npy" &&
+    cmp -s "$WORK/out_prog/Vh.npy" "$WORK/out_prog_whole/Vh.npy"; then
+    pass "svd --progress: 20 lines, same results"; else fail "svd --progress (rc $rc): $(head -c 300 "$WORK/err")"; fi
+
 # nonconvergence and NaN are warnings, not errors
 python3 "$CHECK" make "$WORK/slow.npy" '<f8' 8,30,30 C 1
 run slow "$BIN" svd "$WORK/slow.npy" --out "$WORK/out_slow" --max-sweeps 1

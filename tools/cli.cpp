@@ -32,6 +32,8 @@ svd options:
   --no-v             do not compute or write Vh.npy
   --tol K            convergence threshold K * unit roundoff (default 30)
   --max-sweeps N     sweep limit per matrix (default 100)
+  --progress         report progress on stderr after each twentieth of the batch
+  --quiet            no progress report (by default one appears once a run takes over 2 s)
 
 demo options:
   --m M, --n N       matrix size (default 32 x 32)

@@ -24,10 +24,14 @@ namespace {
 
 static_assert(sizeof(int) == sizeof(std::int32_t), "info is written as int32");
 
+/// When progress lines go to stderr.
+enum class Progress { automatic, always, never };
+
 struct SvdRequest {
     std::filesystem::path input;
     std::filesystem::path out_dir;
     Options opts;
+    Progress progress = Progress::automatic;
 };
 
 SvdRequest parse_svd_args(std::span<const std::string_view> args) {
@@ -36,6 +40,8 @@ SvdRequest parse_svd_args(std::span<const std::string_view> args) {
     for (ArgReader r(args); !r.done();) {
         if (r.flag("--no-u")) req.opts.compute_u = false;
         else if (r.flag("--no-v")) req.opts.compute_v = false;
+        else if (r.flag("--progress")) req.progress = Progress::always;
+        else if (r.flag("--quiet")) req.progress = Progress::never;
         else if (auto v = r.value("--out")) out = *v;
         else if (auto v = r.value("--backend")) req.opts.backend = parse_backend(*v);
         else if (auto v = r.value("--tol")) req.opts.tol_factor = parse_positive("--tol", *v);
@@ -135,9 +141,25 @@ template <class T> int solve_and_write(const npy::Array& input, const SvdRequest
     std::vector<T> u(want_u ? count(d.m * k) : 0), v(want_v ? count(d.n * k) : 0);
     std::vector<int> info(count(1), 0);
     const auto start = std::chrono::steady_clock::now();
-    if (d.batch > 0 && k > 0)
-        gesvd<T>(d.m, d.n, d.batch, a.data(), s.data(), want_u ? u.data() : nullptr,
-                 want_v ? v.data() : nullptr, info.data(), req.opts);
+    const auto seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    // Large batches are solved in 20 slices (each still thousands of matrices for the GPU), so
+    // that a run of more than a few seconds can report its progress after each.
+    const index_t slices = d.batch >= 20000 || req.progress == Progress::always ? 20 : 1;
+    const index_t slice = std::max<index_t>(1, (d.batch + slices - 1) / slices);
+    for (index_t first = 0; first < d.batch && k > 0; first += slice) {
+        const index_t cnt = std::min(slice, d.batch - first);
+        gesvd<T>(d.m, d.n, cnt, a.data() + first * d.m * d.n, s.data() + first * k,
+                 want_u ? u.data() + first * d.m * k : nullptr,
+                 want_v ? v.data() + first * d.n * k : nullptr, info.data() + first, req.opts);
+        const bool show = req.progress == Progress::always ||
+                          (req.progress == Progress::automatic && seconds() > 2.0);
+        if (show)
+            std::fprintf(stderr, "batchsvd: %lld of %lld matrices (%.0f%%), %.1f s\n",
+                         static_cast<long long>(first + cnt), static_cast<long long>(d.batch),
+                         100.0 * double(first + cnt) / double(d.batch), seconds());
+    }
     const std::chrono::duration<double, std::milli> elapsed =
         std::chrono::steady_clock::now() - start;
 
