@@ -10,12 +10,16 @@
 // a `geo` batch (kappa 1e10 double, 1e5 single) the errors of gesvda are measured next to ours.
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
-//                           [--no-peers] [--breakdown] [--cpu-baseline] [--label TEXT]
+//                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
+//                           [--cpu-baseline] [--label TEXT]
 //   A case is precision:batch:m:n, with an optional fifth field bNB that forces the blocked
 //   path with block width NB (f64:1000:119:119:b16); "max:BATCH" runs the largest fused
 //   square of each precision.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
+//   --group quick|small|square|tall|wide|large|tiny: the issue-7 case lists (quick is the
+//   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
+//   (default 30) is skipped and named in the CSV's skipped_over_cap column.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
@@ -169,10 +173,17 @@ double median(std::vector<double> v) {
     return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
 }
 
+/// Peers whose warm-up call takes longer than this many seconds are skipped (--cap).
+double g_cap_seconds = 30;
+/// Set by time_median when it skipped its run for the cap.
+bool g_last_skipped = false;
+
 /// Median over reps of the event time of `run`, after `refill` (untimed) and one warm-up.
-/// `run` returns false when the library refused or failed: the result is then NaN.
+/// `run` returns false when the library refused or failed: the result is then NaN. With
+/// `capped`, a warm-up over g_cap_seconds ends it: NaN, and g_last_skipped is set.
 double time_median(int reps, cudaStream_t s, const std::function<void(int)>& refill,
-                   const std::function<bool()>& run) {
+                   const std::function<bool()>& run, bool capped = false) {
+    g_last_skipped = false;
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
@@ -183,8 +194,12 @@ double time_median(int reps, cudaStream_t s, const std::function<void(int)>& ref
     CK(cudaStreamSynchronize(s));
     // A run that takes over half a second (a peer looping over large matrices) is repeated
     // 3 times, not `reps`, to keep the suite inside one device call.
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count() > 0.5)
-        reps = std::min(reps, 3);
+    const double warm_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    if (warm_s > 0.5) reps = std::min(reps, 3);
+    if (capped && warm_s > g_cap_seconds) {
+        g_last_skipped = true;
+        ok = false;
+    }
     std::vector<double> t;
     for (int r = 0; ok && r < reps; ++r) {
         refill(r);
@@ -219,6 +234,8 @@ struct Row {
     /// solve (scan, load, sweep end, finalisation).
     double bd_other = nan_ms, bd_gram = nan_ms, bd_eigen = nan_ms, bd_update = nan_ms;
     double gesvd_loop = nan_ms;  ///< cuSOLVER gesvd over loop_subset matrices, scaled (m >= n)
+    std::string skipped;         ///< peers skipped for the --cap, ';'-separated
+    double arith_floor_ms = nan_ms;  ///< estimated flops (mean sweeps) at the FP peak
     /// --cpu-baseline: LAPACK in an OpenMP loop on the host, over cpu_subset random matrices
     /// of the case's shape, scaled to the batch; worst of e1..e4 in units of u.
     double cpu_gesvd = nan_ms, cpu_gesvj = nan_ms, cpu_gesvd_err = nan_ms, cpu_gesvj_err = nan_ms;
@@ -233,6 +250,7 @@ struct Env {
     bool peers;
     bool breakdown = false;
     bool cpu_baseline = false;
+    double fp64_flops_per_ms = nan_ms, fp32_flops_per_ms = nan_ms;  ///< vector (non-tensor) peaks
 };
 
 unsigned long long g_seed = 0x1234;
@@ -297,7 +315,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         index_t done = 0;
         double total = 0;
         batchsvd::Options o = opts;
-        for (int sw = 1; sw <= 30 && done < batch; ++sw) {
+        // The scan costs about (mean sweeps / 2) solves: skipped for solves over 2 s.
+        for (int sw = 1; sw <= 30 && done < batch && row.ours < 2000; ++sw) {
             o.max_sweeps = sw;
             batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, o);
             CK(cudaStreamSynchronize(s));
@@ -308,6 +327,14 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             done = now;
         }
         row.mean_sweeps = done == batch ? total / double(batch) : nan_ms;
+    }
+    {  // roofline: the unblocked one-sided Jacobi's flops at the measured sweeps (FLOORS.md):
+       // per pair and sweep 12 M for W's dot products and rotation, 6 N for V's; complex x4
+        const double M = double(std::max(m, n)), N = double(std::min(m, n));
+        const double per = row.mean_sweeps * N * (N - 1) / 2 * (12 * M + 6 * N) *
+                           (std::is_same_v<T, R> ? 1.0 : 4.0);
+        const double peak = sizeof(R) == 8 ? env.fp64_flops_per_ms : env.fp32_flops_per_ms;
+        row.arith_floor_ms = per * double(batch) / peak;
     }
     if (env.breakdown && row.plan.rfind("blocked", 0) == 0) {
         // One sweep with the pair kernel stopped after each part (BATCHSVD_CUDA_BLOCKED_PHASES);
@@ -347,7 +374,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 return S::jb(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p,
                              U.p, int(m), V.p, int(n), w.p, lw, dinfo.p, params, int(batch)) ==
                        CUSOLVER_STATUS_SUCCESS;
-            });
+            }, true);
+            if (g_last_skipped) row.skipped += "gesvdjBatched;";
         }
     }
     // gesvdaStridedBatched: m >= n, rank = n.
@@ -364,7 +392,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                             sA, ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
                             reinterpret_cast<D*>(dv.p), int(n), sV, w.p, lw, dinfo.p, nullptr,
                             int(batch)) == CUSOLVER_STATUS_SUCCESS;
-            });
+            }, true);
+            if (g_last_skipped) row.skipped += "gesvda;";
         }
     }
     // gesvdj in a loop over a subset, scaled to the batch.
@@ -383,7 +412,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                              params) != CUSOLVER_STATUS_SUCCESS)
                         return false;
                 return true;
-            });
+            }, true);
+            if (g_last_skipped) row.skipped += "gesvdj_loop;";
             row.jloop = t * double(batch) / double(row.loop_subset);
         }
     }
@@ -401,7 +431,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                              dinfo.p + b) != CUSOLVER_STATUS_SUCCESS)
                         return false;
                 return true;
-            });
+            }, true);
+            if (g_last_skipped) row.skipped += "gesvd_loop;";
             row.gesvd_loop = t * double(batch) / double(row.loop_subset);
         }
     }
@@ -492,15 +523,41 @@ std::string sci(double x) {
 
 }  // namespace
 
+/// Case lists of the issue-7 suite, by group (--group); "quick" is the README table's.
+std::string group_cases(const std::string& g) {
+    std::string c;
+    auto add = [&c](const std::string& x) { c += (c.empty() ? "" : ",") + x; };
+    auto num = [](index_t x) { return std::to_string(x); };
+    if (g == "quick") {
+        c = "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
+            "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
+            "max:1000,f32:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
+            "f32:1000000:4:4,f64:1000000:4:4,f64:1000000:8:8,f64:1000:256:256,f32:1000:256:256,"
+            "f64:1000:500:100,f64:100:512:512";
+    } else if (g == "small") {  // batch 10000, square 2..32
+        for (const char* p : {"f32", "f64", "c64", "c128"})
+            for (index_t n = 2; n <= 32; n += 2) add(std::string(p) + ":10000:" + num(n) + ":" + num(n));
+    } else if (g == "square") {  // batch 1000, square 32..1000
+        for (const char* p : {"f64", "f32"})
+            for (index_t n : {32, 64, 128, 256, 512, 1000}) add(std::string(p) + ":1000:" + num(n) + ":" + num(n));
+        for (const char* p : {"c64", "c128"})
+            for (index_t n : {32, 64, 128, 256}) add(std::string(p) + ":1000:" + num(n) + ":" + num(n));
+    } else if (g == "tall" || g == "wide") {  // batch 1000, n = 16, m = 100..2000
+        for (const char* p : {"f64", "f32"})
+            for (index_t m : {100, 200, 500, 1000, 2000})
+                add(std::string(p) + ":1000:" + (g == "tall" ? num(m) + ":16" : "16:" + num(m)));
+    } else if (g == "large") {  // one matrix
+        for (index_t n : {1024, 2048, 4096, 8192}) add("f64:1:" + num(n) + ":" + num(n));
+        add("f32:1:4096:4096");
+    } else if (g == "tiny") {
+        c = "f32:1000000:2:2,f64:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
+            "f32:1000000:4:4,f64:1000000:4:4,f32:1000000:8:8,f64:1000000:8:8";
+    }
+    return c;
+}
+
 int main(int argc, char** argv) {
-    std::string cases =
-        "f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,f32:10000:16:16,f64:10000:8:8,"
-        "f32:10000:8:8,c64:10000:32:32,c128:10000:32:32,f64:10000:32:16,f64:1000:64:64,"
-        "max:1000,f32:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
-        "f32:1000000:4:4,f64:1000000:4:4,f64:1000000:8:8,"
-        "f64:1000:119:119:b16,f64:1000:256:256,f64:1000:256:256:b32,f32:1000:256:256,"
-        "c64:1000:256:256,c128:1000:256:256,f64:100:512:512,f64:1000:500:100,f64:1:1024:1024,"
-        "f32:1:2048:2048";
+    std::string cases = group_cases("quick");
     std::string csv_path, label;
     int reps = 10;
     bool peers = true, breakdown = false, cpu_baseline = false;
@@ -513,11 +570,21 @@ int main(int argc, char** argv) {
         else if (a == "--no-peers") peers = false;
         else if (a == "--breakdown") breakdown = true;
         else if (a == "--cpu-baseline") cpu_baseline = true;
+        else if (a == "--cap") g_cap_seconds = std::atof(next().c_str());
+        else if (a == "--group") {
+            const std::string g = next();
+            cases = group_cases(g);
+            if (cases.empty()) {
+                std::cerr << "unknown group " << g << " (quick, small, square, tall, wide, large, tiny)\n";
+                return 1;
+            }
+        }
         else if (a == "--label") label = next();
         else {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
-                         " [--no-peers] [--breakdown] [--cpu-baseline] [--label TEXT]\n";
+                         " [--group NAME] [--cap S] [--no-peers] [--breakdown] [--cpu-baseline]"
+                         " [--label TEXT]\n";
             return 1;
         }
     }
@@ -527,6 +594,8 @@ int main(int argc, char** argv) {
     }
     cudaDeviceProp prop{};
     CK(cudaGetDeviceProperties(&prop, 0));
+    int clock_khz = 0;
+    CK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
     int rt = 0, drv = 0;
     cudaRuntimeGetVersion(&rt);
     cudaDriverGetVersion(&drv);
@@ -546,6 +615,14 @@ int main(int argc, char** argv) {
     env.reps = reps;
     env.peers = peers;
     env.breakdown = breakdown;
+    {  // FMA units per SM: 64 FP64 / 128 FP32 on compute capability 9.0 (H100/H200), 32 / 64
+       // on 8.0; other devices get no arithmetic floor.
+        const int f64 = prop.major == 9 && prop.minor == 0 ? 64 : prop.major == 8 && prop.minor == 0 ? 32 : 0;
+        if (f64 > 0) {
+            env.fp64_flops_per_ms = 2.0 * f64 * prop.multiProcessorCount * double(clock_khz);
+            env.fp32_flops_per_ms = 2.0 * env.fp64_flops_per_ms;
+        }
+    }
     env.cpu_baseline = cpu_baseline;
     {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
         const std::size_t bytes = std::size_t(1) << 30;
@@ -613,7 +690,8 @@ int main(int argc, char** argv) {
            "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
            "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
            "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
-           "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u\n";
+           "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
+           "skipped_over_cap\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -634,7 +712,10 @@ int main(int argc, char** argv) {
             << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
             << fmt(r.bd_other) << ',' << fmt(r.gesvd_loop, 6) << ',' << fmt(r.cpu_gesvd, 6) << ','
             << fmt(r.cpu_gesvj, 6) << ',' << batchsvd::bench::lapack_loop_threads() << ','
-            << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << '\n';
+            << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << ','
+            << fmt(r.arith_floor_ms, 4) << ','
+            << fmt(r.ours / std::max(r.arith_floor_ms, r.floor_ms)) << ','
+            << (r.skipped.empty() ? "none" : r.skipped) << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 

@@ -5,13 +5,14 @@
 #   scripts/gpu_check.sh [--tests-only | --bench-only] [--cases LIST] [--filter GTEST_FILTER]
 #                        [--breakdown]   (blocked-path cases: time each part of a sweep)
 #                        [--cpu-baseline] (LAPACK gesvd/gesvj in an OpenMP loop on the host)
+#                        [--group quick|small|square|tall|wide|large|tiny] [--cap SECONDS]
 # Binaries come from gpu-carry/ (scripts/gpu_build.sh on a machine without a GPU); where
 # gpu-carry/ is absent they are built here first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
 mkdir -p "$out"
-run_tests=1 run_bench=1 cases="" filter="*Cuda*:*cuda*" breakdown=0 cpu=0
+run_tests=1 run_bench=1 cases="" filter="*Cuda*:*cuda*" breakdown=0 cpu=0 group="" cap=""
 while [ $# -gt 0 ]; do
   case $1 in
     --tests-only) run_bench=0 ;;
@@ -20,6 +21,8 @@ while [ $# -gt 0 ]; do
     --filter) filter=$2; shift ;;
     --breakdown) breakdown=1 ;;
     --cpu-baseline) cpu=1 ;;
+    --group) group=$2; shift ;;
+    --cap) cap=$2; shift ;;
     *) echo "gpu_check: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -42,6 +45,8 @@ if [ $run_bench -eq 1 ]; then
   [ -n "$cases" ] && args+=(--cases "$cases")
   [ $breakdown -eq 1 ] && args+=(--breakdown)
   [ $cpu -eq 1 ] && args+=(--cpu-baseline)
+  [ -n "$group" ] && args+=(--group "$group")
+  [ -n "$cap" ] && args+=(--cap "$cap")
   gpu-carry/batchsvd_gpu_bench "${args[@]}" 2>"$out/gpu_bench.err" | tee "$out/gpu_bench.txt"
   [ ${PIPESTATUS[0]} -eq 0 ] || status=1
 fi
