@@ -12,9 +12,9 @@
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
 //                           [--cpu-baseline] [--label TEXT]
-//   A case is precision:batch:m:n, with an optional fifth field bNB that forces the blocked
-//   path with block width NB (f64:1000:119:119:b16); "max:BATCH" runs the largest fused
-//   square of each precision.
+//   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
+//   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing
+//   (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
 //   --group quick|small|square|tall|wide|large|tiny: the issue-7 case lists (quick is the
@@ -255,7 +255,8 @@ struct Env {
 
 unsigned long long g_seed = 0x1234;
 
-template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0) {
+template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0,
+                                bool qr = false) {
     using S = Solver<T>;
     using D = typename S::D;
     using R = real_t<T>;
@@ -278,6 +279,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         opts.variant = batchsvd::JacobiVariant::blocked;
         opts.block_width = nb;
     }
+    if (qr) opts.qr = batchsvd::QrMode::always;
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;
@@ -311,6 +313,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                            : std::string("blocked");
         if (row.plan != "tiny kernel" && (nb > 0 || !pi.fits))
             row.plan = "blocked nb" + std::to_string(nb > 0 ? nb : 16);
+        if (qr) row.plan = "qr";
         std::vector<int> info(batch);
         index_t done = 0;
         double total = 0;
@@ -659,18 +662,19 @@ int main(int argc, char** argv) {
                 one(std::complex<double>{});
                 continue;
             }
-            if (f.size() != 4 && !(f.size() == 5 && f[4].size() > 1 && f[4][0] == 'b')) {
+            if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr"))) {
                 std::cerr << "bad case " << item << "\n";
                 continue;
             }
             const index_t batch = std::atoll(f[1].c_str()), m = std::atoll(f[2].c_str()),
                           n = std::atoll(f[3].c_str());
             std::cerr << "case " << item << "\n";
-            const int nb = f.size() == 5 ? std::atoi(f[4].c_str() + 1) : 0;
-            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb));
-            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb));
-            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb));
-            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch, nb));
+            const bool qr = f.size() == 5 && f[4] == "qr";
+            const int nb = f.size() == 5 && !qr ? std::atoi(f[4].c_str() + 1) : 0;
+            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb, qr));
+            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb, qr));
+            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb, qr));
+            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch, nb, qr));
             else std::cerr << "bad precision " << f[0] << "\n";
             if (!rows.empty())  // as it comes, so that a run cut short still shows its cases
                 std::cerr << "  " << rows.back().precision << " ours " << rows.back().ours
