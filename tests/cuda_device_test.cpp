@@ -327,6 +327,24 @@ TYPED_TEST(CudaDevice, BlockedFamiliesAndShapes) {
             expect_family_accurate<T>(f, m, n, batch, blocked_path(nb));
 }
 
+/// The eigensolver's 2x2-block variant (BATCHSVD_CUDA_EIGEN=blocks, an experiment) does the
+/// same arithmetic as the default one in another order of threads: bitwise the same results.
+TYPED_TEST(CudaDevice, BlockedEigenVariantsAgreeBitwise) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const index_t m = 100, n = 80, batch = 4;
+    const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+    for (int nb : {16, 32}) {
+        const auto base = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
+        expect_accurate<T>(m, n, batch, a, base);
+        setenv("BATCHSVD_CUDA_EIGEN", "blocks", 1);
+        const auto var = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
+        unsetenv("BATCHSVD_CUDA_EIGEN");
+        EXPECT_EQ(var.info, base.info) << nb;
+        EXPECT_TRUE(var.s == base.s && var.u == base.u && var.v == base.v) << nb;
+    }
+}
+
 /// Orders well past the fused kernel, chosen automatically: a prime, a wide and a tall one.
 TYPED_TEST(CudaDevice, BlockedLargeOrders) {
     SKIP_WITHOUT_CUDA();

@@ -46,6 +46,10 @@ template <class T> struct BlockedParams {
     /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
     /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
     int phases;
+    /// Eigensolver variant (BATCHSVD_CUDA_EIGEN, an experiment to measure, see bench/NOTES.md):
+    /// 0 applies each inner step's rotations to G's columns, then its rows (two barriers);
+    /// 1 applies them to 2x2 blocks of G in one pass (one barrier fewer, the same arithmetic).
+    int eigen_blocks;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -341,6 +345,87 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
     }
 }
 
+/// pair_eigen_sweep with each inner step's rotations applied to G as 2x2 blocks: the thread of
+/// block (row pair pi, column pair pj) rotates its four entries from the right by pair pj,
+/// then from the left by pair pi, which is J^H (G J) entry by entry with the arithmetic of
+/// pair_eigen_sweep, without the barrier between the column and row updates. Not yet run on
+/// a GPU (selected by BATCHSVD_CUDA_EIGEN=blocks only).
+template <class T, int W2>
+__device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* css,
+                                        core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
+                                        int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
+    using R = core::real_of_t<T>;
+    constexpr int LDG = W2 + 1, NP = W2 / 2;
+    const int tid = threadIdx.x;
+    const T zero = T(R(0));
+    for (int s = 0; s < W2 - 1; ++s) {
+        if (tid < NP) {
+            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
+            const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
+            const T c = G[pq.i + pq.j * LDG];
+            const R absc = core::abs_of(c);
+            int on = 0;
+            if (core::needs_rotation(absc, a, b, tol)) {
+                const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
+                tws[tid] = core::rotation_twiddle(c, absc, rot.t);
+                css[tid] = rot.cs;
+                const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
+                nas[tid] = tn.a;
+                nbs[tid] = tn.b;
+                on = 1;
+                *any = 1;
+            }
+            ons[tid] = on;
+        }
+        __syncthreads();
+        for (int idx = tid; idx < NP * NP; idx += kBlockedThreads) {
+            const int pi = idx % NP, pj = idx / NP;  // row pair, column pair
+            const bool oi = ons[pi] != 0, oj = ons[pj] != 0;
+            if (!oi && !oj) continue;
+            const core::IndexPair r = core::round_robin_pair(W2, s, pi), c = core::round_robin_pair(W2, s, pj);
+            if (pi == pj) {  // the pair's own block: exactly diagonal
+                G[r.i + r.i * LDG] = T(nas[pi]);
+                G[r.j + r.j * LDG] = T(nbs[pi]);
+                G[r.i + r.j * LDG] = zero;
+                G[r.j + r.i * LDG] = zero;
+                continue;
+            }
+            T g00 = G[r.i + c.i * LDG], g01 = G[r.i + c.j * LDG];
+            T g10 = G[r.j + c.i * LDG], g11 = G[r.j + c.j * LDG];
+            if (oj) {  // columns c.i, c.j: x' = cs (x - conj(tw) y), y' = cs (y + tw x)
+                const T tw = tws[pj], mtwc = core::scale(core::conj_of(tw), R(-1));
+                const R cs = css[pj];
+                const T n00 = core::scale(core::axpy(mtwc, g01, g00), cs), n01 = core::scale(core::axpy(tw, g00, g01), cs);
+                const T n10 = core::scale(core::axpy(mtwc, g11, g10), cs), n11 = core::scale(core::axpy(tw, g10, g11), cs);
+                g00 = n00, g01 = n01, g10 = n10, g11 = n11;
+            }
+            if (oi) {  // rows r.i, r.j: p' = cs (p - tw q), q' = cs (q + conj(tw) p)
+                const T tw = tws[pi], mtw = core::scale(tw, R(-1)), twc = core::conj_of(tw);
+                const R cs = css[pi];
+                const T n00 = core::scale(core::axpy(mtw, g10, g00), cs), n10 = core::scale(core::axpy(twc, g00, g10), cs);
+                const T n01 = core::scale(core::axpy(mtw, g11, g01), cs), n11 = core::scale(core::axpy(twc, g01, g11), cs);
+                g00 = n00, g01 = n01, g10 = n10, g11 = n11;
+            }
+            G[r.i + c.i * LDG] = g00;
+            G[r.i + c.j * LDG] = g01;
+            G[r.j + c.i * LDG] = g10;
+            G[r.j + c.j * LDG] = g11;
+        }
+        // Q <- Q J: columns p, q of each rotated pair.
+        for (int idx = tid; idx < NP * W2; idx += kBlockedThreads) {
+            const int pr = idx / W2, k = idx - pr * W2;
+            if (!ons[pr]) continue;
+            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
+            const T x = Q[k + pq.i * LDG], y = Q[k + pq.j * LDG];
+            const T tw = tws[pr];
+            const R cs = css[pr];
+            Q[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
+            Q[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
+        }
+        __syncthreads();
+    }
+}
+
 }  // namespace detail
 
 /// One round-robin step of the blocked iteration: grid (block pairs of the step, matrices).
@@ -384,7 +469,8 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const Blo
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            if (p.eigen_blocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 detail::pair_update<T, W2>(X, M, M, col, tile, Q);
                 if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);

@@ -53,6 +53,12 @@ template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
     return kernel;
 }
 
+/// BATCHSVD_CUDA_EIGEN=blocks selects the 2x2-block eigensolver variant (an experiment).
+int eigen_blocks_from_env() {
+    const char* v = std::getenv("BATCHSVD_CUDA_EIGEN");
+    return v && std::string(v) == "blocks" ? 1 : 0;
+}
+
 }  // namespace
 
 template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream) {
@@ -80,6 +86,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.nb = nb;
     p.nblk = int((N + nb - 1) / nb);
     p.phases = blocked_phases_from_env();
+    p.eigen_blocks = eigen_blocks_from_env();
 
     // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
