@@ -237,7 +237,14 @@ void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, re
     const index_t blocks = (batch + kTinyThreads - 1) / kTinyThreads;
     if (blocks > INT_MAX)
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
-    tiny_jacobi_kernel<DT><<<unsigned(blocks), kTinyThreads, tiny_smem_bytes<DT>(), stream>>>(p);
+    // BATCHSVD_CUDA_TINY_EXACT: register arrays of the matrix's own order (an experiment, not
+    // yet run on a GPU; bench/NOTES.md), else of kTinyMax.
+    const bool exact = std::getenv("BATCHSVD_CUDA_TINY_EXACT") != nullptr;
+    const index_t order = std::max(m, n);
+    const auto kernel = !exact || order > 3 ? &tiny_jacobi_kernel<DT, kTinyMax>
+                        : order == 3        ? &tiny_jacobi_kernel<DT, 3>
+                                            : &tiny_jacobi_kernel<DT, 2>;
+    kernel<<<unsigned(blocks), kTinyThreads, tiny_smem_bytes<DT>(), stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("tiny_jacobi_kernel");
 }
 

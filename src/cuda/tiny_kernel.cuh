@@ -60,11 +60,13 @@ __device__ __forceinline__ void swap_cols(T (&X)[NMAX][NMAX], int i, int j) {
 }  // namespace detail
 
 /// One thread per matrix. W[c][r] is element (r, c) of the working matrix (M x N, M >= N):
-/// A, or A^H for wide A; V[c][r] likewise for the N x N right factor of W.
-template <class T>
+/// A, or A^H for wide A; V[c][r] likewise for the N x N right factor of W. NM: the register
+/// arrays' order, max(m, n) <= NM <= kTinyMax (kTinyMax by default; the exact order is an
+/// experiment, BATCHSVD_CUDA_TINY_EXACT, that skips the guarded iterations beyond it).
+template <class T, int NM = kTinyMax>
 __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiParams<T> p) {
     using R = core::real_of_t<T>;
-    constexpr int NM = kTinyMax;
+    static_assert(NM >= 1 && NM <= kTinyMax);
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* stage = reinterpret_cast<T*>(smem_raw);
 
