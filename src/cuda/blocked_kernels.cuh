@@ -50,6 +50,9 @@ template <class T> struct BlockedParams {
     /// 0 applies each inner step's rotations to G's columns, then its rows (two barriers);
     /// 1 applies them to 2x2 blocks of G in one pass (one barrier fewer, the same arithmetic).
     int eigen_blocks;
+    /// Eigensolver sweeps per block pair and outer step: 1 (Design-2, the default), or more
+    /// (BATCHSVD_CUDA_EIGEN_SWEEPS, an experiment: fewer outer sweeps for more inner work).
+    int eigen_sweeps;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -469,8 +472,10 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const Blo
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            if (p.eigen_blocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
-            else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            for (int es = 0; es < p.eigen_sweeps; ++es) {
+                if (p.eigen_blocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+                else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            }
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 detail::pair_update<T, W2>(X, M, M, col, tile, Q);
                 if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);

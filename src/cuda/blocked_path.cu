@@ -59,6 +59,13 @@ int eigen_blocks_from_env() {
     return v && std::string(v) == "blocks" ? 1 : 0;
 }
 
+/// BATCHSVD_CUDA_EIGEN_SWEEPS=k (1..8): eigensolver sweeps per block pair (an experiment).
+int eigen_sweeps_from_env() {
+    const char* v = std::getenv("BATCHSVD_CUDA_EIGEN_SWEEPS");
+    const int k = v ? std::atoi(v) : 1;
+    return k >= 1 && k <= 8 ? k : 1;
+}
+
 }  // namespace
 
 template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream) {
@@ -87,6 +94,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.nblk = int((N + nb - 1) / nb);
     p.phases = blocked_phases_from_env();
     p.eigen_blocks = eigen_blocks_from_env();
+    p.eigen_sweeps = eigen_sweeps_from_env();
 
     // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
