@@ -279,7 +279,10 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         opts.variant = batchsvd::JacobiVariant::blocked;
         opts.block_width = nb;
     }
-    if (qr) opts.qr = batchsvd::QrMode::always;
+    if (qr) {  // (the CUDA QR path is gated by BATCHSVD_CUDA_QR until validated)
+        opts.qr = batchsvd::QrMode::always;
+        setenv("BATCHSVD_CUDA_QR", "1", 1);
+    }
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;

@@ -101,6 +101,10 @@ DeviceResult<T> solve_on_device(index_t m, index_t n, index_t batch, const std::
 
 template <class T> double limit() { return 30 * testing::unit_roundoff<T>(); }
 
+/// The CUDA QR path is gated by BATCHSVD_CUDA_QR until it has run on a GPU: this test
+/// program turns it on (for these tests and the accuracy harness's cuda qr cases).
+const bool cuda_qr_enabled = [] { return setenv("BATCHSVD_CUDA_QR", "1", 1) == 0; }();
+
 template <class T>
 void expect_accurate(index_t m, index_t n, index_t batch, const std::vector<T>& a,
                      const DeviceResult<T>& r, bool with_u = true, bool with_v = true) {
