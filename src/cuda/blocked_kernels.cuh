@@ -46,13 +46,11 @@ template <class T> struct BlockedParams {
     /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
     /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
     int phases;
-    /// Eigensolver variant (BATCHSVD_CUDA_EIGEN, an experiment to measure, see bench/NOTES.md):
-    /// 0 applies each inner step's rotations to G's columns, then its rows (two barriers);
-    /// 1 applies them to 2x2 blocks of G in one pass (one barrier fewer, the same arithmetic).
+    /// Eigensolver variant (BATCHSVD_CUDA_EIGEN, an experiment to measure, see bench/NOTES.md;
+    /// the host picks the kernel instantiation by it): 0 applies each inner step's rotations
+    /// to G's columns, then its rows (two barriers); 1 applies them to 2x2 blocks of G in one
+    /// pass (one barrier fewer, the same arithmetic).
     int eigen_blocks;
-    /// Eigensolver sweeps per block pair and outer step: 1 (Design-2, the default), or more
-    /// (BATCHSVD_CUDA_EIGEN_SWEEPS, an experiment: fewer outer sweeps for more inner work).
-    int eigen_sweeps;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -432,7 +430,9 @@ __device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* 
 }  // namespace detail
 
 /// One round-robin step of the blocked iteration: grid (block pairs of the step, matrices).
-template <class T, int NB>
+/// EigenBlocks: the eigensolver experiment (pair_eigen_sweep_blocks), a separate
+/// instantiation so that the default kernel's registers are not affected by it.
+template <class T, int NB, bool EigenBlocks = false>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     using R = core::real_of_t<T>;
     constexpr int W2 = 2 * NB, TRP = PairTiling<W2>::TRP, LDG = W2 + 1;
@@ -472,10 +472,8 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const Blo
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            for (int es = 0; es < p.eigen_sweeps; ++es) {
-                if (p.eigen_blocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
-                else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
-            }
+            if constexpr (EigenBlocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 detail::pair_update<T, W2>(X, M, M, col, tile, Q);
                 if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);

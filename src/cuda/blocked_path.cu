@@ -46,8 +46,8 @@ int blocked_phases_from_env() {
 
 constexpr unsigned kMaxGridY = 65535;
 
-template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
-    const auto kernel = &blocked_pair_kernel<DT, NB>;
+template <class DT, int NB, bool EigenBlocks> auto configured_pair_kernel(std::size_t smem) {
+    const auto kernel = &blocked_pair_kernel<DT, NB, EigenBlocks>;
     if (smem > 48 * 1024)
         BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     return kernel;
@@ -57,13 +57,6 @@ template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
 int eigen_blocks_from_env() {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGEN");
     return v && std::string(v) == "blocks" ? 1 : 0;
-}
-
-/// BATCHSVD_CUDA_EIGEN_SWEEPS=k (1..8): eigensolver sweeps per block pair (an experiment).
-int eigen_sweeps_from_env() {
-    const char* v = std::getenv("BATCHSVD_CUDA_EIGEN_SWEEPS");
-    const int k = v ? std::atoi(v) : 1;
-    return k >= 1 && k <= 8 ? k : 1;
 }
 
 }  // namespace
@@ -94,7 +87,6 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.nblk = int((N + nb - 1) / nb);
     p.phases = blocked_phases_from_env();
     p.eigen_blocks = eigen_blocks_from_env();
-    p.eigen_sweeps = eigen_sweeps_from_env();
 
     // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
@@ -107,7 +99,9 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_load_kernel");
 
     const std::size_t smem = blocked_pair_smem(nb, sizeof(DT), sizeof(R));
-    const auto pair_kernel = nb == 16 ? configured_pair_kernel<DT, 16>(smem) : configured_pair_kernel<DT, 32>(smem);
+    const auto pair_kernel =
+        p.eigen_blocks ? (nb == 16 ? configured_pair_kernel<DT, 16, true>(smem) : configured_pair_kernel<DT, 32, true>(smem))
+                       : (nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem));
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
     const unsigned end_blocks = unsigned((batch + 255) / 256);
