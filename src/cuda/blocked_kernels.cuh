@@ -276,6 +276,46 @@ __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col,
     }
 }
 
+/// Rotation of pair pr of inner step s of the eigensolver on G (ld W2 + 1), by thread pr:
+/// the same formulas and test as the one-sided iteration. Stores the twiddle, cosine and the
+/// pair's new diagonal entries, ons[pr] = whether it rotates, and sets *any when it does.
+template <class T, int W2>
+__device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T* tws,
+                                                    core::real_of_t<T>* css, core::real_of_t<T>* nas,
+                                                    core::real_of_t<T>* nbs, int* ons, int* any,
+                                                    const core::Tolerance<core::real_of_t<T>>& tol) {
+    using R = core::real_of_t<T>;
+    constexpr int LDG = W2 + 1;
+    const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
+    const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
+    const T c = G[pq.i + pq.j * LDG];
+    const R absc = core::abs_of(c);
+    int on = 0;
+    if (core::needs_rotation(absc, a, b, tol)) {
+        const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
+        tws[pr] = core::rotation_twiddle(c, absc, rot.t);
+        css[pr] = rot.cs;
+        const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
+        nas[pr] = tn.a;
+        nbs[pr] = tn.b;
+        on = 1;
+        *any = 1;
+    }
+    ons[pr] = on;
+}
+
+/// Row k of columns p, q of Mx (ld W2 + 1) rotated from the right:
+/// x' = cs (x - conj(tw) y), y' = cs (y + tw x).
+template <class T, int W2>
+__device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair pq, T tw,
+                                                  core::real_of_t<T> cs) {
+    using R = core::real_of_t<T>;
+    constexpr int LDG = W2 + 1;
+    const T x = Mx[k + pq.i * LDG], y = Mx[k + pq.j * LDG];
+    Mx[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
+    Mx[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
+}
+
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
 /// W2 + 1), rotations accumulated into Q (identity on entry). Each inner round-robin step
 /// computes its W2/2 disjoint rotations (same formulas and test as the one-sided iteration),
@@ -289,37 +329,14 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
     constexpr int LDG = W2 + 1, NP = W2 / 2;
     const int tid = threadIdx.x;
     for (int s = 0; s < W2 - 1; ++s) {
-        if (tid < NP) {
-            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
-            const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
-            const T c = G[pq.i + pq.j * LDG];
-            const R absc = core::abs_of(c);
-            int on = 0;
-            if (core::needs_rotation(absc, a, b, tol)) {
-                const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
-                tws[tid] = core::rotation_twiddle(c, absc, rot.t);
-                css[tid] = rot.cs;
-                const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
-                nas[tid] = tn.a;
-                nbs[tid] = tn.b;
-                on = 1;
-                *any = 1;
-            }
-            ons[tid] = on;
-        }
+        if (tid < NP) inner_step_rotation<T, W2>(G, s, tid, tws, css, nas, nbs, ons, any, tol);
         __syncthreads();
         // G <- G J and Q <- Q J: columns p, q of each rotated pair.
         for (int idx = tid; idx < 2 * NP * W2; idx += kBlockedThreads) {
             const int which = idx / (NP * W2), rem = idx - which * (NP * W2);
             const int pr = rem / W2, k = rem - pr * W2;
             if (!ons[pr]) continue;
-            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
-            T* Mx = which ? Q : G;
-            const T x = Mx[k + pq.i * LDG], y = Mx[k + pq.j * LDG];
-            const T tw = tws[pr];
-            const R cs = css[pr];
-            Mx[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
-            Mx[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
+            rotate_columns_at<T, W2>(which ? Q : G, k, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
         }
         __syncthreads();
         // G <- J^H G: rows p, q; the pair's own 2x2 block exactly diagonal.
@@ -360,24 +377,7 @@ __device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* 
     const int tid = threadIdx.x;
     const T zero = T(R(0));
     for (int s = 0; s < W2 - 1; ++s) {
-        if (tid < NP) {
-            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
-            const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
-            const T c = G[pq.i + pq.j * LDG];
-            const R absc = core::abs_of(c);
-            int on = 0;
-            if (core::needs_rotation(absc, a, b, tol)) {
-                const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
-                tws[tid] = core::rotation_twiddle(c, absc, rot.t);
-                css[tid] = rot.cs;
-                const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
-                nas[tid] = tn.a;
-                nbs[tid] = tn.b;
-                on = 1;
-                *any = 1;
-            }
-            ons[tid] = on;
-        }
+        if (tid < NP) inner_step_rotation<T, W2>(G, s, tid, tws, css, nas, nbs, ons, any, tol);
         __syncthreads();
         for (int idx = tid; idx < NP * NP; idx += kBlockedThreads) {
             const int pi = idx % NP, pj = idx / NP;  // row pair, column pair
@@ -416,12 +416,7 @@ __device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* 
         for (int idx = tid; idx < NP * W2; idx += kBlockedThreads) {
             const int pr = idx / W2, k = idx - pr * W2;
             if (!ons[pr]) continue;
-            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
-            const T x = Q[k + pq.i * LDG], y = Q[k + pq.j * LDG];
-            const T tw = tws[pr];
-            const R cs = css[pr];
-            Q[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
-            Q[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
+            rotate_columns_at<T, W2>(Q, k, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
         }
         __syncthreads();
     }
