@@ -1,5 +1,5 @@
 // What the fused shared-memory kernel takes on this device (plain C++: for tests, benchmarks
-// and tools). Larger sizes go to the CPU fallback in this version.
+// and tools). Larger sizes go to the blocked path (blocked_path.hpp).
 #pragma once
 
 #include <cstddef>
