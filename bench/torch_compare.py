@@ -5,6 +5,10 @@ every run (3 runs where one call takes over 0.5 s), U and V computed; writes CSV
 table last.
 
     python3 bench/torch_compare.py [--cases f64:10000:32:32,...] [--reps 10] [--csv FILE]
+                                   [--host-cpu]
+
+--host-cpu also times torch.linalg.svd on a CPU tensor with all the host's cores (wall
+clock, same repetition rule), the CPU baseline issue 9 asks for.
 """
 import argparse
 import datetime
@@ -39,13 +43,32 @@ def time_ms(fn, make, reps):
     return statistics.median(out)
 
 
+def wall_ms(fn, make, reps):
+    """Median wall-clock time of fn on host tensors, after a warm-up (3 runs past 0.5 s)."""
+    a = make()
+    t0 = time.perf_counter()
+    fn(a)
+    if time.perf_counter() - t0 > 0.5:
+        reps = min(reps, 3)
+    out = []
+    for _ in range(reps):
+        a = make()
+        t0 = time.perf_counter()
+        fn(a)
+        out.append(1000 * (time.perf_counter() - t0))
+    return statistics.median(out)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cases", default="f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,"
                    "f64:10000:8:8,f32:1000000:3:3,f64:1000000:3:3,c128:10000:32:32")
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--csv", default="")
+    p.add_argument("--host-cpu", action="store_true")
     args = p.parse_args()
+    if args.host_cpu:
+        torch.set_num_threads(os.cpu_count() or 1)
     gpu = torch.cuda.get_device_name()
     commit = os.environ.get("BATCHSVD_GIT_COMMIT", "unknown")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -59,21 +82,29 @@ def main():
 
         ours = time_ms(lambda a: batchsvd.svd(a, return_info=True), make, args.reps)
         theirs = time_ms(lambda a: torch.linalg.svd(a, full_matrices=False), make, args.reps)
+        host = float("nan")
+        if args.host_cpu:
+            host = wall_ms(lambda a: torch.linalg.svd(a, full_matrices=False),
+                           lambda: torch.rand(batch, m, n, dtype=DT[dt]), args.reps)
         a = make()
         u, s, vh, info = batchsvd.svd(a, return_info=True)
         rec = (u @ (s[..., None].to(u.dtype) * vh) - a).abs().max().item()
-        rows.append((dt, batch, m, n, ours, theirs, theirs / ours, rec, int((info != 0).sum())))
-    head = "gpu,torch,commit,date,dtype,batch,m,n,batchsvd_ms,torch_svd_ms,speedup,max_abs_reconstruction,info_nonzero"
-    lines = [head] + ['"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d'
+        rows.append((dt, batch, m, n, ours, theirs, theirs / ours, rec, int((info != 0).sum()),
+                     host, host / ours, os.cpu_count() or 1))
+    head = ("gpu,torch,commit,date,dtype,batch,m,n,batchsvd_ms,torch_svd_ms,speedup,"
+            "max_abs_reconstruction,info_nonzero,torch_host_cpu_ms,speedup_vs_host_cpu,host_threads")
+    lines = [head] + ['"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d,%.4f,%.3f,%d'
                       % ((gpu, torch.__version__, commit, date) + r) for r in rows]
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("\n".join(lines) + "\n")
     print("%s | torch %s | commit %s | %s" % (gpu, torch.__version__, commit, date))
-    print("%-6s %16s %12s %14s %9s %10s" % ("dtype", "batch x m x n", "batchsvd ms", "torch.svd ms",
-                                           "speedup", "max|A-USVh|"))
+    print("%-6s %16s %12s %14s %9s %10s %14s" % ("dtype", "batch x m x n", "batchsvd ms",
+                                                "torch.svd ms", "speedup", "max|A-USVh|",
+                                                "torch CPU ms"))
     for r in rows:
-        print("%-6s %16s %12.3f %14.3f %8.1fx %10.1e" % (r[0], "%dx%dx%d" % r[1:4], r[4], r[5], r[6], r[7]))
+        print("%-6s %16s %12.3f %14.3f %8.1fx %10.1e %14.3f" % (r[0], "%dx%dx%d" % r[1:4], r[4], r[5],
+                                                              r[6], r[7], r[9]))
 
 
 if __name__ == "__main__":
