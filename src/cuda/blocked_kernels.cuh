@@ -84,13 +84,17 @@ __host__ __device__ constexpr std::size_t blocked_pair_smem(int nb, std::size_t 
 
 namespace detail {
 
+/// Power-of-two scaling exponent of the matrix whose scan left state st.
+template <class R> __device__ __forceinline__ int state_scale_exponent(const BlockedState& st) {
+    return scale_exponent(max_abs_from_bits<R>(st.maxbits));
+}
+
+/// The iteration's thresholds for the matrix whose scan left state st.
 template <class T> __device__ __forceinline__ core::Tolerance<core::real_of_t<T>> blocked_tolerance(
-    const JacobiParams<T>& q, const BlockedState& st, int* scale_e_out = nullptr) {
+    const JacobiParams<T>& q, const BlockedState& st) {
     using R = core::real_of_t<T>;
     const R amax = max_abs_from_bits<R>(st.maxbits);
-    const int scale_e = scale_exponent(amax);
-    if (scale_e_out) *scale_e_out = scale_e;
-    return {q.tol, core::negligible_norm(scalbn(amax, scale_e))};
+    return {q.tol, core::negligible_norm(scalbn(amax, scale_exponent(amax)))};
 }
 
 template <class R> __device__ __forceinline__ R warp_max(R v) {
@@ -138,8 +142,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_load_kernel(const Blo
     for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
         const BlockedState st = p.state[b];
         if (st.nonfinite) continue;
-        int scale_e = 0;
-        detail::blocked_tolerance(q, st, &scale_e);
+        const int scale_e = detail::state_scale_exponent<core::real_of_t<T>>(st);
         const T* a = q.a + b * q.stride_a;
         T* W = p.W + b * index_t(M) * N;
         const index_t first = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -499,8 +502,8 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const
             write_nonfinite(q, b, tid, kBlockedThreads);
             continue;
         }
-        int scale_e = 0;
-        const core::Tolerance<R> tol = detail::blocked_tolerance(q, st, &scale_e);
+        const int scale_e = detail::state_scale_exponent<R>(st);
+        const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N;
         const T* V = p.V ? p.V + b * index_t(N) * N : nullptr;
         R* norms = p.norms + b * index_t(N + 1);
@@ -513,7 +516,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const
             R acc = 0;
             const T* x = X + index_t(c) * M;
             for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
-            for (int off = 16; off > 0; off >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, off);
+            acc = detail::group_sum(acc, 32, 0xffffffffu);
             if (lane == 0) norms[c] = acc;
         }
         __syncthreads();

@@ -34,6 +34,41 @@ int blocked_block_width(int requested) { return requested > 16 ? 32 : 16; }
 
 namespace {
 
+constexpr unsigned kMaxGridY = 65535;  ///< grid.y limit: larger batches loop over it
+
+/// Elements per matrix of run_blocked's workspace buffers.
+struct BlockedCounts {
+    std::size_t w, v, norms, ints, scratch;
+};
+BlockedCounts blocked_counts(index_t M, index_t N, bool need_vw) {
+    return {std::size_t(M * N), need_vw ? std::size_t(N * N) : 0, std::size_t(N + 1),
+            std::size_t(2 * N + 8), std::size_t(N)};
+}
+
+}  // namespace
+
+std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
+                                    std::size_t rsize) {
+    const BlockedCounts c = blocked_counts(M, N, need_vw);
+    return (c.w + c.v + c.scratch) * tsize + c.norms * rsize + c.ints * sizeof(int) +
+           sizeof(BlockedState);
+}
+
+template <class DT> void load_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream) {
+    const index_t M = p.out.M, N = p.out.N, batch = p.out.batch;
+    // Enough blocks per matrix to fill the GPU when the batch is small.
+    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
+    const index_t per_block = index_t(kBlockedThreads) * 8;
+    const index_t want = std::max<index_t>(1, 1024 / std::max<index_t>(batch, 1));
+    const unsigned gx = unsigned(std::clamp<index_t>((M * N + per_block - 1) / per_block, 1, want));
+    blocked_scan_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_scan_kernel");
+    blocked_load_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_load_kernel");
+}
+
+namespace {
+
 /// BATCHSVD_CUDA_BLOCKED_PHASES (benchmarking only: the results are wrong): "none", "gram" or
 /// "eigen" make the pair kernel stop after that part, so that timing one sweep of each gives
 /// the time of the Gram, eigensolver and update parts (bench/gpu_bench.cu --breakdown).
@@ -43,8 +78,6 @@ int blocked_phases_from_env() {
     const std::string s(v);
     return s == "none" ? 0 : s == "gram" ? 1 : s == "eigen" ? 3 : kBlockedAllPhases;
 }
-
-constexpr unsigned kMaxGridY = 65535;
 
 template <class DT, int NB, bool EigenBlocks> auto configured_pair_kernel(std::size_t smem) {
     const auto kernel = &blocked_pair_kernel<DT, NB, EigenBlocks>;
@@ -66,12 +99,13 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     const index_t M = q.M, N = q.N, batch = q.batch;
     if (nb != 16 && nb != 32)
         throw Error(ErrorCode::invalid_argument, "batchsvd CUDA backend: blocked path block width must be 16 or 32");
-    DeviceBuffer<DT> w(std::size_t(batch) * M * N, stream);
-    DeviceBuffer<DT> v(q.need_vw ? std::size_t(batch) * N * N : 0, stream);
+    const BlockedCounts c = blocked_counts(M, N, q.need_vw);
+    DeviceBuffer<DT> w(batch * c.w, stream);
+    DeviceBuffer<DT> v(batch * c.v, stream);
     DeviceBuffer<BlockedState> state(batch, stream);
-    DeviceBuffer<R> norms(std::size_t(batch) * (N + 1), stream);
-    DeviceBuffer<int> ints(std::size_t(batch) * (2 * N + 8), stream);
-    DeviceBuffer<DT> scratch(std::size_t(batch) * N, stream);
+    DeviceBuffer<R> norms(batch * c.norms, stream);
+    DeviceBuffer<int> ints(batch * c.ints, stream);
+    DeviceBuffer<DT> scratch(batch * c.scratch, stream);
     DeviceBuffer<int> active(1, stream);
     BATCHSVD_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, batch * sizeof(BlockedState), stream));
 
@@ -88,15 +122,8 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.phases = blocked_phases_from_env();
     p.eigen_blocks = eigen_blocks_from_env();
 
-    // Element-wise passes: enough blocks per matrix to fill the GPU when the batch is small.
+    load_working_matrices(p, stream);
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
-    const index_t per_block = index_t(kBlockedThreads) * 8;
-    const index_t want = std::max<index_t>(1, 1024 / std::max<index_t>(batch, 1));
-    const unsigned gx = unsigned(std::clamp<index_t>((M * N + per_block - 1) / per_block, 1, want));
-    blocked_scan_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
-    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_scan_kernel");
-    blocked_load_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(p);
-    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_load_kernel");
 
     const std::size_t smem = blocked_pair_smem(nb, sizeof(DT), sizeof(R));
     const auto pair_kernel =
@@ -124,9 +151,13 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
 }
 
-template void run_blocked<float>(const JacobiParams<float>&, int, cudaStream_t);
-template void run_blocked<double>(const JacobiParams<double>&, int, cudaStream_t);
-template void run_blocked<dev_complex<float>>(const JacobiParams<dev_complex<float>>&, int, cudaStream_t);
-template void run_blocked<dev_complex<double>>(const JacobiParams<dev_complex<double>>&, int, cudaStream_t);
+#define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \
+    template void run_blocked<DT>(const JacobiParams<DT>&, int, cudaStream_t);         \
+    template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
+BATCHSVD_BLOCKED_INSTANTIATE_(float)
+BATCHSVD_BLOCKED_INSTANTIATE_(double)
+BATCHSVD_BLOCKED_INSTANTIATE_(dev_complex<float>)
+BATCHSVD_BLOCKED_INSTANTIATE_(dev_complex<double>)
+#undef BATCHSVD_BLOCKED_INSTANTIATE_
 
 }  // namespace batchsvd::cuda

@@ -12,6 +12,17 @@ namespace batchsvd::cuda {
 /// and for any request up to 16) or 32 (requests above 16); the kernels exist for these two.
 int blocked_block_width(int requested);
 
+template <class T> struct BlockedParams;
+
+/// Device bytes run_blocked allocates per matrix for an M x N working matrix (elements of
+/// tsize and rsize bytes); the chunking of large batches sizes itself by it.
+std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
+                                    std::size_t rsize);
+
+/// The scan and load passes (finiteness, scale, W = A or A^H scaled, V_W = I when p.V is set)
+/// on p.out's batch into p.W and p.state (zeroed before). Shared with the QR path.
+template <class DT> void load_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream);
+
 /// Runs the blocked Jacobi solve for q (the fused kernel's parameters: input, outputs, shape,
 /// tolerance). Synchronises `stream` once per sweep to read how many matrices still iterate.
 template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream);

@@ -38,20 +38,15 @@ template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
     }
 }
 
-template <class T> __device__ __forceinline__ T warp_sum(T v) {
-    for (int off = 16; off > 0; off >>= 1) v = add(v, shfl_xor(v, off, 0xffffffffu, 32));
-    return v;
-}
-
 /// Sum over the block; red holds kQrThreads / 32 + 1 values. Every thread gets the result.
 template <class R> __device__ R block_sum(R v, R* red) {
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_sum(v);
+    v = group_sum(v, 32, 0xffffffffu);
     if (lane == 0) red[warp] = v;
     __syncthreads();
     if (warp == 0) {
         R w = lane < kQrThreads / 32 ? red[lane] : R(0);
-        w = warp_sum(w);
+        w = group_sum(w, 32, 0xffffffffu);
         if (lane == 0) red[kQrThreads / 32] = w;
     }
     __syncthreads();
@@ -68,7 +63,7 @@ __device__ __forceinline__ void reflect_column(const T* v, T tau, T* c, int len)
     const int lane = threadIdx.x % 32;
     T s = T(core::real_of_t<T>(0));
     for (int i = 1 + lane; i < len; i += 32) s = core::fma_conj(v[i], c[i], s);
-    s = warp_sum(s);
+    s = group_sum(s, 32, 0xffffffffu);
     s = mul(tau, add(c[0], s));
     __syncwarp();  // every lane has read c[0]
     if (lane == 0) c[0] = add(c[0], core::scale(s, core::real_of_t<T>(-1)));
@@ -170,8 +165,7 @@ __global__ void qr_fixup_kernel(const JacobiParams<T> q, const BlockedState* sta
             write_nonfinite(q, b, threadIdx.x, blockDim.x);
             continue;
         }
-        int scale_e = 0;
-        detail::blocked_tolerance(q, st, &scale_e);
+        const int scale_e = detail::state_scale_exponent<core::real_of_t<T>>(st);
         if (scale_e == 0) continue;
         core::real_of_t<T>* s = q.s + b * q.s_stride;
         for (int j = threadIdx.x; j < q.N; j += blockDim.x) s[j] = scalbn(s[j], -scale_e);

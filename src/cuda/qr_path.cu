@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <complex>
 
+#include "cuda/blocked_path.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/qr_kernels.cuh"
@@ -11,12 +12,23 @@
 
 namespace batchsvd::cuda {
 
-template <class T>
-void run_qr(const JacobiParams<device_scalar_t<T>>& q, index_t batch, real_t<T>* s,
-            index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info, const Options& opts,
-            cudaStream_t stream) {
+namespace {
+
+/// Elements per matrix of run_qr's own workspace (W, tau, R).
+std::size_t qr_elements(index_t M, index_t N) { return std::size_t(M * N + N + N * N); }
+
+}  // namespace
+
+std::size_t qr_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
+                               std::size_t rsize) {
+    // The SVD of R (N x N) may take the blocked path, whose workspace comes on top.
+    return qr_elements(M, N) * tsize + sizeof(BlockedState) +
+           blocked_workspace_bytes(N, N, need_vw, tsize, rsize);
+}
+
+template <class T> void run_qr(const JacobiParams<device_scalar_t<T>>& q, const Options& opts, cudaStream_t stream) {
     using DT = device_scalar_t<T>;
-    const index_t M = q.M, N = q.N;
+    const index_t M = q.M, N = q.N, batch = q.batch;
     DeviceBuffer<DT> w(std::size_t(batch) * M * N, stream);
     DeviceBuffer<DT> tau(std::size_t(batch) * N, stream);
     DeviceBuffer<DT> r(std::size_t(batch) * N * N, stream);
@@ -28,36 +40,29 @@ void run_qr(const JacobiParams<device_scalar_t<T>>& q, index_t batch, real_t<T>*
     bp.out = q;
     bp.W = w.get();
     bp.state = state.get();
-    const unsigned gy = unsigned(std::min<index_t>(batch, 65535));
-    const index_t per_block = index_t(kBlockedThreads) * 8;
-    const index_t want = std::max<index_t>(1, 1024 / batch);
-    const unsigned gx = unsigned(std::clamp<index_t>((M * N + per_block - 1) / per_block, 1, want));
-    blocked_scan_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(bp);
-    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_scan_kernel");
-    blocked_load_kernel<DT><<<dim3(gx, gy), kBlockedThreads, 0, stream>>>(bp);
-    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_load_kernel");
+    load_working_matrices(bp, stream);
 
     QrParams<DT> qp{w.get(), tau.get(), r.get(), state.get(), batch, int(M), int(N)};
     const unsigned blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     householder_qr_kernel<DT><<<blocks, kQrThreads, 0, stream>>>(qp);
     BATCHSVD_CUDA_CHECK_LAUNCH("householder_qr_kernel");
 
-    // SVD of R (N x N): U_R into the first N rows of U_W's output, V_R is V_W.
-    T* uw = q.transpose ? v.data : u.data;
-    const index_t ld_uw = q.transpose ? v.ld : u.ld, st_uw = q.transpose ? v.stride : u.stride;
-    T* vw = q.transpose ? u.data : v.data;
-    const index_t ld_vw = q.transpose ? u.ld : v.ld, st_vw = q.transpose ? u.stride : v.stride;
-    const bool want_uw = q.transpose ? opts.compute_v : opts.compute_u;
-    const bool want_vw = q.transpose ? opts.compute_u : opts.compute_v;
+    // SVD of R (N x N): U_R into the first N rows of U_W's output, V_R is V_W (U_W is U_A
+    // when tall, V_A when wide; V_W the other one).
+    DT* uw = q.transpose ? q.v : q.u;
+    const index_t ld_uw = q.transpose ? q.ldv : q.ldu, st_uw = q.transpose ? q.stride_v : q.stride_u;
+    DT* vw = q.transpose ? q.u : q.v;
+    const index_t ld_vw = q.transpose ? q.ldu : q.ldv, st_vw = q.transpose ? q.stride_u : q.stride_v;
     Options o = opts;
     o.qr = QrMode::never;
-    o.compute_u = want_uw;
-    o.compute_v = want_vw;
-    gesvd_device<T>(N, N, batch, MatrixBatch<const T>{reinterpret_cast<const T*>(r.get()), N, N * N}, s,
-                    s_stride, MatrixBatch<T>{uw, ld_uw, st_uw}, MatrixBatch<T>{vw, ld_vw, st_vw}, info, o);
+    o.compute_u = q.transpose ? q.compute_v : q.compute_u;
+    o.compute_v = q.need_vw;
+    gesvd_device<T>(N, N, batch, MatrixBatch<const T>{reinterpret_cast<const T*>(r.get()), N, N * N}, q.s,
+                    q.s_stride, MatrixBatch<T>{reinterpret_cast<T*>(uw), ld_uw, st_uw},
+                    MatrixBatch<T>{reinterpret_cast<T*>(vw), ld_vw, st_vw}, q.info, o);
 
-    if (want_uw) {
-        apply_q_kernel<DT><<<blocks, kQrThreads, 0, stream>>>(qp, reinterpret_cast<DT*>(uw), ld_uw, st_uw);
+    if (o.compute_u) {
+        apply_q_kernel<DT><<<blocks, kQrThreads, 0, stream>>>(qp, uw, ld_uw, st_uw);
         BATCHSVD_CUDA_CHECK_LAUNCH("apply_q_kernel");
     }
     qr_fixup_kernel<DT><<<blocks, 128, 0, stream>>>(q, state.get());
@@ -65,8 +70,7 @@ void run_qr(const JacobiParams<device_scalar_t<T>>& q, index_t batch, real_t<T>*
 }
 
 #define BATCHSVD_QR_INSTANTIATE_(T)                                                                 \
-    template void run_qr<T>(const JacobiParams<device_scalar_t<T>>&, index_t, real_t<T>*, index_t, \
-                            MatrixBatch<T>, MatrixBatch<T>, int*, const Options&, cudaStream_t);
+    template void run_qr<T>(const JacobiParams<device_scalar_t<T>>&, const Options&, cudaStream_t);
 BATCHSVD_QR_INSTANTIATE_(float)
 BATCHSVD_QR_INSTANTIATE_(double)
 BATCHSVD_QR_INSTANTIATE_(std::complex<float>)

@@ -9,11 +9,14 @@
 
 namespace batchsvd::cuda {
 
-/// q: the problem's parameters (common_params in svd_cuda.cu); a, u, v, s, info as given to
-/// gesvd_device. Stream-ordered on `stream`.
+/// Device bytes run_qr allocates per matrix (with those of the blocked path, which the SVD
+/// of R may take) for an M x N working matrix; the chunking of large batches sizes itself by it.
+std::size_t qr_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
+                               std::size_t rsize);
+
+/// q: the problem's parameters (common_params in svd_cuda.cu: input, outputs, shape,
+/// tolerance); opts: the caller's options for the SVD of R. Stream-ordered on `stream`.
 template <class T>
-void run_qr(const JacobiParams<device_scalar_t<T>>& q, index_t batch, real_t<T>* s,
-            index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info, const Options& opts,
-            cudaStream_t stream);
+void run_qr(const JacobiParams<device_scalar_t<T>>& q, const Options& opts, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda

@@ -224,6 +224,13 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     return p;
 }
 
+/// QR pre-processing on the GPU: with qr = always. Until it has run on a GPU it is also gated
+/// by BATCHSVD_CUDA_QR=1 (the device tests set it); without it, qr = always solves the whole
+/// matrix by Jacobi, as before.
+bool use_qr(const Options& opts) {
+    return opts.qr == QrMode::always && std::getenv("BATCHSVD_CUDA_QR") != nullptr;
+}
+
 /// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
 /// off (benchmarking the fused kernel on the same sizes).
 bool use_tiny(index_t m, index_t n) { return std::max(m, n) <= tiny_max_order(); }
@@ -263,27 +270,23 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
 }
 
-/// Matrices [first, first + count) of a batch: the operands' pointers moved to them (null
-/// pointers stay null).
-template <class T> struct SubBatch {
-    MatrixBatch<const T> a;
-    real_t<T>* s;
-    MatrixBatch<T> u, v;
-    int* info;
-};
-template <class T>
-SubBatch<T> sub_batch(index_t first, MatrixBatch<const T> a, real_t<T>* s, index_t s_stride,
-                      MatrixBatch<T> u, MatrixBatch<T> v, int* info) {
-    auto move = [first](auto* p, index_t stride) { return p ? p + first * stride : p; };
-    return {{move(a.data, a.stride), a.ld, a.stride}, move(s, s_stride),
-            {move(u.data, u.stride), u.ld, u.stride}, {move(v.data, v.stride), v.ld, v.stride},
-            info + first};
-}
-
-/// Device workspace of the blocked path per matrix (blocked_path.cu's buffers).
-template <class T> std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw) {
-    return sizeof(T) * std::size_t(M * N + (need_vw ? N * N : 0) + N) +
-           sizeof(real_t<T>) * std::size_t(N + 1) + sizeof(int) * std::size_t(2 * N + 8) + 64;
+/// Runs solve(p) over consecutive chunks of the batch, each of as many matrices as
+/// `per_matrix` bytes of workspace allow (matrices_per_chunk), p being the chunk's parameters
+/// (its operands' pointers moved to its first matrix; null pointers stay null).
+template <class T, class Solve>
+void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
+                 real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                 const Options& opts, bool need_vw, Solve&& solve) {
+    const index_t chunk = matrices_per_chunk(per_matrix, batch);
+    auto at = [](auto* p, index_t offset) { return p ? p + offset : p; };
+    for (index_t first = 0; first < batch; first += chunk) {
+        const index_t count = std::min(chunk, batch - first);
+        solve(common_params<T>(m, n, count, {at(a.data, first * a.stride), a.ld, a.stride},
+                               at(s, first * s_stride), s_stride,
+                               {at(u.data, first * u.stride), u.ld, u.stride},
+                               {at(v.data, first * v.stride), v.ld, v.stride}, info + first, opts,
+                               need_vw));
+    }
 }
 
 /// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
@@ -294,14 +297,11 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
                     const Options& opts, bool need_vw, cudaStream_t stream) {
     if (std::max(m, n) > INT_MAX / 2 || std::min(m, n) > (1 << 20))
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
-    const index_t chunk = matrices_per_chunk(
-        blocked_workspace_bytes<T>(std::max(m, n), std::min(m, n), need_vw), batch);
-    for (index_t first = 0; first < batch; first += chunk) {
-        const index_t count = std::min(chunk, batch - first);
-        const SubBatch<T> b = sub_batch<T>(first, a, s, s_stride, u, v, info);
-        const auto p = common_params<T>(m, n, count, b.a, b.s, s_stride, b.u, b.v, b.info, opts, need_vw);
+    const std::size_t per = blocked_workspace_bytes(std::max(m, n), std::min(m, n), need_vw,
+                                                    sizeof(T), sizeof(real_t<T>));
+    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
         run_blocked(p, blocked_block_width(opts.block_width), stream);
-    }
+    });
 }
 
 /// QR pre-processing (qr_path.cu), over as many chunks as its workspace (and that of the
@@ -310,16 +310,10 @@ template <class T>
 void launch_qr(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                const Options& opts, bool need_vw, cudaStream_t stream) {
-    const index_t M = std::max(m, n), N = std::min(m, n);
-    const std::size_t per = sizeof(T) * std::size_t(M * N + N + N * N) + 64 +
-                            blocked_workspace_bytes<T>(N, N, need_vw);
-    const index_t chunk = matrices_per_chunk(per, batch);
-    for (index_t first = 0; first < batch; first += chunk) {
-        const index_t count = std::min(chunk, batch - first);
-        const SubBatch<T> b = sub_batch<T>(first, a, s, s_stride, u, v, info);
-        const auto p = common_params<T>(m, n, count, b.a, b.s, s_stride, b.u, b.v, b.info, opts, need_vw);
-        run_qr<T>(p, count, b.s, s_stride, b.u, b.v, b.info, opts, stream);
-    }
+    const std::size_t per = qr_workspace_bytes(std::max(m, n), std::min(m, n), need_vw, sizeof(T),
+                                               sizeof(real_t<T>));
+    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw,
+                   [&](const auto& p) { run_qr<T>(p, opts, stream); });
 }
 
 }  // namespace
@@ -336,10 +330,7 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     }
     const bool tall = m >= n;
     const bool need_vw = tall ? opts.compute_v : opts.compute_u;
-    // QR pre-processing, then the SVD of R (qr_path.cu). Until it has run on a GPU it is also
-    // gated by BATCHSVD_CUDA_QR=1 (the device tests set it); without it, qr = always solves
-    // the whole matrix by Jacobi, as before.
-    if (opts.qr == QrMode::always && std::getenv("BATCHSVD_CUDA_QR") != nullptr) {
+    if (use_qr(opts)) {  // QR pre-processing, then the SVD of R (qr_path.cu)
         launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         return;
     }
@@ -448,10 +439,10 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
     std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
     if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
     if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
-    if (opts.qr == QrMode::always)
-        bytes += sizeof(T) * std::size_t(M * N + N + N * N) + blocked_workspace_bytes<T>(N, N, need_vw);
+    if (use_qr(opts))
+        bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     else if (!use_tiny(m, n) && (opts.variant == JacobiVariant::blocked || !make_plan<T>(m, n, 1, need_vw).fits))
-        bytes += blocked_workspace_bytes<T>(M, N, need_vw);
+        bytes += blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     return bytes;
 }
 
