@@ -101,6 +101,16 @@ DeviceResult<T> solve_on_device(index_t m, index_t n, index_t batch, const std::
 
 template <class T> double limit() { return 30 * testing::unit_roundoff<T>(); }
 
+/// Sets an environment variable for its lifetime (the CUDA backend's test and experiment
+/// switches), and removes it after.
+struct ScopedEnv {
+    const char* name;
+    ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(name, value.c_str(), 1); }
+    ~ScopedEnv() { unsetenv(name); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
 /// The CUDA QR path is gated by BATCHSVD_CUDA_QR until it has run on a GPU: this test
 /// program turns it on (for these tests and the accuracy harness's cuda qr cases).
 const bool cuda_qr_enabled = [] { return setenv("BATCHSVD_CUDA_QR", "1", 1) == 0; }();
@@ -341,9 +351,10 @@ TYPED_TEST(CudaDevice, BlockedEigenVariantsAgreeBitwise) {
     for (int nb : {16, 32}) {
         const auto base = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
         expect_accurate<T>(m, n, batch, a, base);
-        setenv("BATCHSVD_CUDA_EIGEN", "blocks", 1);
-        const auto var = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
-        unsetenv("BATCHSVD_CUDA_EIGEN");
+        const auto var = [&] {
+            ScopedEnv eigen("BATCHSVD_CUDA_EIGEN", "blocks");
+            return solve_on_device<T>(m, n, batch, a, blocked_path(nb));
+        }();
         EXPECT_EQ(var.info, base.info) << nb;
         EXPECT_TRUE(var.s == base.s && var.u == base.u && var.v == base.v) << nb;
     }
@@ -391,15 +402,6 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
 
 // ---- batches in chunks (workspace or host staging beyond the device's memory) --------------
 
-/// Sets BATCHSVD_CUDA_CHUNK (matrices per chunk) for its lifetime, so that the chunked code
-/// paths run on batches that would fit.
-struct ForcedChunk {
-    explicit ForcedChunk(int matrices) { setenv("BATCHSVD_CUDA_CHUNK", std::to_string(matrices).c_str(), 1); }
-    ~ForcedChunk() { unsetenv("BATCHSVD_CUDA_CHUNK"); }
-    ForcedChunk(const ForcedChunk&) = delete;
-    ForcedChunk& operator=(const ForcedChunk&) = delete;
-};
-
 /// The blocked path and QR pre-processing over workspace chunks of 3 matrices: bitwise the
 /// results of the whole batch at once (every matrix is solved on its own).
 TYPED_TEST(CudaDevice, WorkspaceChunksMatchWholeBatch) {
@@ -410,7 +412,7 @@ TYPED_TEST(CudaDevice, WorkspaceChunksMatchWholeBatch) {
     for (const Options& o : {blocked_path(), qr_always()}) {
         const auto whole = solve_on_device<T>(m, n, batch, a, o);
         expect_accurate<T>(m, n, batch, a, whole);
-        ForcedChunk chunk(3);
+        ScopedEnv chunk("BATCHSVD_CUDA_CHUNK", "3");  // chunked paths on a batch that fits
         const auto parts = solve_on_device<T>(m, n, batch, a, o);
         EXPECT_EQ(parts.info, whole.info);
         EXPECT_TRUE(parts.s == whole.s && parts.u == whole.u && parts.v == whole.v);
@@ -438,7 +440,7 @@ TYPED_TEST(CudaDevice, HostStreamedChunksMatchWholeBatch) {
         };
         const auto whole = solve();
         expect_accurate<T>(m, n, batch, a, whole);
-        ForcedChunk chunk(4);
+        ScopedEnv chunk("BATCHSVD_CUDA_CHUNK", "4");
         const auto parts = solve();
         EXPECT_EQ(parts.info, whole.info) << m << "x" << n;
         EXPECT_TRUE(parts.s == whole.s && parts.u == whole.u && parts.v == whole.v) << m << "x" << n;
@@ -517,9 +519,10 @@ TYPED_TEST(CudaDevice, TinyExactOrderAgreesBitwise) {
         const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
         const auto base = solve_on_device<T>(m, n, batch, a, {});
         expect_accurate<T>(m, n, batch, a, base);
-        setenv("BATCHSVD_CUDA_TINY_EXACT", "1", 1);
-        const auto exact = solve_on_device<T>(m, n, batch, a, {});
-        unsetenv("BATCHSVD_CUDA_TINY_EXACT");
+        const auto exact = [&] {
+            ScopedEnv tiny("BATCHSVD_CUDA_TINY_EXACT", "1");
+            return solve_on_device<T>(m, n, batch, a, {});
+        }();
         EXPECT_EQ(exact.info, base.info) << m << "x" << n;
         EXPECT_TRUE(exact.s == base.s && exact.u == base.u && exact.v == base.v) << m << "x" << n;
     }
