@@ -348,9 +348,12 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
 
 namespace {
 
-/// Element counts of one chunk's host operands, from its first matrix to the end of its last.
+/// Element counts of one chunk's host operands, from its first matrix to the end of its last,
+/// and which outputs have gaps between their matrices (those are copied in before the solve,
+/// so that the gaps survive the copy back).
 struct ChunkSpans {
     index_t na = 0, ns = 0, nu = 0, nv = 0;
+    bool s_gaps = false, u_gaps = false, v_gaps = false;
 };
 template <class T>
 ChunkSpans chunk_spans(index_t m, index_t n, index_t count, MatrixBatch<const T> a,
@@ -361,6 +364,9 @@ ChunkSpans chunk_spans(index_t m, index_t n, index_t count, MatrixBatch<const T>
     sp.ns = span(1, s_stride, k, 1, count);
     sp.nu = opts.compute_u ? span(u.ld, u.stride, m, k, count) : 0;
     sp.nv = opts.compute_v ? span(v.ld, v.stride, n, k, count) : 0;
+    sp.s_gaps = sp.ns && !(s_stride == k || count == 1);
+    sp.u_gaps = sp.nu && !packed(u.ld, u.stride, m, k, count);
+    sp.v_gaps = sp.nv && !packed(v.ld, v.stride, n, k, count);
     return sp;
 }
 
@@ -382,13 +388,12 @@ void enqueue_chunk(index_t m, index_t n, index_t count, const ChunkSpans& sp, co
                    MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d, const Options& opts,
                    cudaStream_t stream) {
     using R = real_t<T>;
-    const index_t k = std::min(m, n);
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyHostToDevice, stream));
-    if (sp.ns && !(s_stride == k || count == 1))
+    if (sp.s_gaps)
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyHostToDevice, stream));
-    if (sp.nu && !packed(u.ld, u.stride, m, k, count))
+    if (sp.u_gaps)
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyHostToDevice, stream));
-    if (sp.nv && !packed(v.ld, v.stride, n, k, count))
+    if (sp.v_gaps)
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyHostToDevice, stream));
     Options o = opts;
     o.stream = stream;
@@ -490,10 +495,10 @@ void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, Mat
         const index_t count = std::min(chunk, batch - first);
         sl.sp = chunk_spans<T>(m, n, count, a, s_stride, u, v, opts);
         std::copy_n(a.data + first * a.stride, sl.sp.na, sl.ha.get());
-        // Outputs are staged in too (enqueue_chunk copies those with gaps to the device).
-        std::copy_n(s + first * s_stride, sl.sp.ns, sl.hs.get());
-        if (sl.sp.nu) std::copy_n(u.data + first * u.stride, sl.sp.nu, sl.hu.get());
-        if (sl.sp.nv) std::copy_n(v.data + first * v.stride, sl.sp.nv, sl.hv.get());
+        // Outputs with gaps are staged in too (enqueue_chunk copies them to the device).
+        if (sl.sp.s_gaps) std::copy_n(s + first * s_stride, sl.sp.ns, sl.hs.get());
+        if (sl.sp.u_gaps) std::copy_n(u.data + first * u.stride, sl.sp.nu, sl.hu.get());
+        if (sl.sp.v_gaps) std::copy_n(v.data + first * v.stride, sl.sp.nv, sl.hv.get());
         enqueue_chunk<T>(m, n, count, sl.sp, sl.ha.get(), sl.hs.get(), sl.hu.get(), sl.hv.get(),
                          sl.hinfo.get(), a, s_stride, u, v, sl.d, opts, sl.stream.s);
         sl.first = first;
