@@ -11,15 +11,17 @@
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
-//                           [--cpu-baseline] [--label TEXT]
+//                           [--cpu-baseline] [--host-memory] [--label TEXT]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
-//   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing
-//   (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
+//   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing and noqr turns it
+//   off (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
 //   --group quick|small|square|tall|wide|large|tiny: the issue-7 case lists (quick is the
 //   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
 //   (default 30) is skipped and named in the CSV's skipped_over_cap column.
+//   --host-memory: also time the batch from pinned host memory (transfers included), as the
+//   library chooses and streamed in 8 chunks.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
@@ -240,6 +242,9 @@ struct Row {
     /// of the case's shape, scaled to the batch; worst of e1..e4 in units of u.
     double cpu_gesvd = nan_ms, cpu_gesvj = nan_ms, cpu_gesvd_err = nan_ms, cpu_gesvj_err = nan_ms;
     index_t cpu_subset = 0;
+    /// --host-memory: the same batch from pinned host memory, wall time including the
+    /// transfers: one shot (copied in, solved, copied out) and streamed in 8 chunks.
+    double host_ms = nan_ms, host_streamed_ms = nan_ms;
 };
 
 struct Env {
@@ -250,13 +255,57 @@ struct Env {
     bool peers;
     bool breakdown = false;
     bool cpu_baseline = false;
+    bool host_memory = false;
     double fp64_flops_per_ms = nan_ms, fp32_flops_per_ms = nan_ms;  ///< vector (non-tensor) peaks
 };
 
 unsigned long long g_seed = 0x1234;
 
+/// --host-memory: batchsvd on pinned host copies of the device batch `da` (wall time, the
+/// median of 3 after a warm-up), once as the library chooses and once streamed in 8 chunks
+/// (BATCHSVD_CUDA_CHUNK), which overlaps the transfers with the solve.
+template <class T>
+void time_host_memory(Row& row, index_t m, index_t n, index_t batch, const T* da,
+                      batchsvd::Options opts) {
+    using R = real_t<T>;
+    const index_t k = std::min(m, n);
+    struct Pinned {
+        void* p = nullptr;
+        explicit Pinned(std::size_t bytes) { CK(cudaMallocHost(&p, bytes)); }
+        ~Pinned() { cudaFreeHost(p); }
+        Pinned(const Pinned&) = delete;
+        Pinned& operator=(const Pinned&) = delete;
+    };
+    Pinned a(sizeof(T) * std::size_t(m) * n * batch), u(sizeof(T) * std::size_t(m) * k * batch),
+        v(sizeof(T) * std::size_t(n) * k * batch), sv(sizeof(R) * std::size_t(k) * batch),
+        info(sizeof(int) * std::size_t(batch));
+    CK(cudaMemcpy(a.p, da, sizeof(T) * std::size_t(m) * n * batch, cudaMemcpyDeviceToHost));
+    opts.stream = nullptr;
+    opts.backend = batchsvd::Backend::automatic;  // host pointers: staged through the GPU
+    auto wall = [&] {
+        std::vector<double> t;
+        for (int r = 0; r < 4; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            batchsvd::gesvd<T>(m, n, batch, static_cast<const T*>(a.p), static_cast<R*>(sv.p),
+                               static_cast<T*>(u.p), static_cast<T*>(v.p), static_cast<int*>(info.p), opts);
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (r > 0) t.push_back(ms);  // the first is the warm-up
+        }
+        return median(t);
+    };
+    row.host_ms = wall();
+    setenv("BATCHSVD_CUDA_CHUNK", std::to_string((batch + 7) / 8).c_str(), 1);
+    row.host_streamed_ms = wall();
+    unsetenv("BATCHSVD_CUDA_CHUNK");
+    const int* inf = static_cast<const int*>(info.p);
+    const index_t bad = std::count_if(inf, inf + batch, [](int x) { return x != 0; });
+    std::cerr << "  host memory: " << row.host_ms << " ms as chosen, " << row.host_streamed_ms
+              << " ms streamed in 8 chunks (device-resident " << row.ours << " ms)"
+              << (bad ? ", matrices with info != 0: " + std::to_string(bad) : std::string()) << "\n";
+}
+
 template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0,
-                                bool qr = false) {
+                                batchsvd::QrMode qr = batchsvd::QrMode::automatic) {
     using S = Solver<T>;
     using D = typename S::D;
     using R = real_t<T>;
@@ -279,10 +328,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         opts.variant = batchsvd::JacobiVariant::blocked;
         opts.block_width = nb;
     }
-    if (qr) {  // (the CUDA QR path is gated by BATCHSVD_CUDA_QR until validated)
-        opts.qr = batchsvd::QrMode::always;
-        setenv("BATCHSVD_CUDA_QR", "1", 1);
-    }
+    opts.qr = qr;
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;
@@ -304,19 +350,15 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
         if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
     }
+    if (env.host_memory) time_host_memory<T>(row, m, n, batch, da.p, opts);
     row.floor_ms = double(sizeof(T) * (std::size_t(m) * n + std::size_t(m) * k + std::size_t(n) * k) +
                           sizeof(R) * std::size_t(k)) * double(batch) / env.copy_bytes_per_ms;
     {  // the fused kernel's plan, and the sweeps the batch needed (runs with a sweep limit s)
-        const auto pi = batchsvd::cuda::fused_plan_info<T>(m, n, batch, true);
-        row.plan = std::max(m, n) <= batchsvd::cuda::tiny_max_order() ? std::string("tiny kernel")
-                 : pi.fits ? "G" + std::to_string(pi.lanes_per_pair) + " team" +
-                                 std::to_string(pi.team_threads) + " x" +
-                                 std::to_string(pi.teams_per_block) + " blk/SM " +
-                                 std::to_string(pi.blocks_per_sm)
-                           : std::string("blocked");
-        if (row.plan != "tiny kernel" && (nb > 0 || !pi.fits))
-            row.plan = "blocked nb" + std::to_string(nb > 0 ? nb : 16);
-        if (qr) row.plan = "qr";
+        row.plan = batchsvd::cuda::solve_path<T>(m, n, batch, opts);
+        if (row.plan.rfind("fused", 0) == 0) {
+            const auto pi = batchsvd::cuda::fused_plan_info<T>(m, n, batch, true);
+            row.plan += " blk/SM " + std::to_string(pi.blocks_per_sm);
+        }
         std::vector<int> info(batch);
         index_t done = 0;
         double total = 0;
@@ -566,7 +608,7 @@ int main(int argc, char** argv) {
     std::string cases = group_cases("quick");
     std::string csv_path, label;
     int reps = 10;
-    bool peers = true, breakdown = false, cpu_baseline = false;
+    bool peers = true, breakdown = false, cpu_baseline = false, host_memory = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -576,6 +618,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-peers") peers = false;
         else if (a == "--breakdown") breakdown = true;
         else if (a == "--cpu-baseline") cpu_baseline = true;
+        else if (a == "--host-memory") host_memory = true;
         else if (a == "--cap") g_cap_seconds = std::atof(next().c_str());
         else if (a == "--group") {
             const std::string g = next();
@@ -589,7 +632,7 @@ int main(int argc, char** argv) {
         else {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
-                         " [--group NAME] [--cap S] [--no-peers] [--breakdown] [--cpu-baseline]"
+                         " [--group NAME] [--cap S] [--no-peers] [--breakdown] [--cpu-baseline] [--host-memory]"
                          " [--label TEXT]\n";
             return 1;
         }
@@ -630,6 +673,7 @@ int main(int argc, char** argv) {
         }
     }
     env.cpu_baseline = cpu_baseline;
+    env.host_memory = host_memory;
     {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
         const std::size_t bytes = std::size_t(1) << 30;
         Dev<char> x(bytes), y(bytes);
@@ -665,15 +709,17 @@ int main(int argc, char** argv) {
                 one(std::complex<double>{});
                 continue;
             }
-            if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr"))) {
+            if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr" || f[4] == "noqr"))) {
                 std::cerr << "bad case " << item << "\n";
                 continue;
             }
             const index_t batch = std::atoll(f[1].c_str()), m = std::atoll(f[2].c_str()),
                           n = std::atoll(f[3].c_str());
             std::cerr << "case " << item << "\n";
-            const bool qr = f.size() == 5 && f[4] == "qr";
-            const int nb = f.size() == 5 && !qr ? std::atoi(f[4].c_str() + 1) : 0;
+            const batchsvd::QrMode qr = f.size() == 5 && f[4] == "qr"     ? batchsvd::QrMode::always
+                                        : f.size() == 5 && f[4] == "noqr" ? batchsvd::QrMode::never
+                                                                          : batchsvd::QrMode::automatic;
+            const int nb = f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1) : 0;
             if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb, qr));
             else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb, qr));
             else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb, qr));
@@ -698,7 +744,7 @@ int main(int argc, char** argv) {
            "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
            "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
            "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
-           "skipped_over_cap\n";
+           "skipped_over_cap,host_memory_ms,host_memory_streamed_ms\n";
     for (const Row& r : rows) {
         csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
             << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -722,7 +768,8 @@ int main(int argc, char** argv) {
             << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << ','
             << fmt(r.arith_floor_ms, 4) << ','
             << fmt(r.ours / std::max(r.arith_floor_ms, r.floor_ms)) << ','
-            << (r.skipped.empty() ? "none" : r.skipped) << '\n';
+            << (r.skipped.empty() ? "none" : r.skipped) << ',' << fmt(r.host_ms, 6) << ','
+            << fmt(r.host_streamed_ms, 6) << '\n';
     }
     if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
 

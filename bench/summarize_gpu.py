@@ -2,7 +2,8 @@
 """Prints a Markdown table from a GPU benchmark CSV (bench/gpu_bench.cu's --csv): each case's
 batchsvd time, the cuSOLVER peers' times and the speedups, batchsvd's worst error over the
 four measures in units of u (of those the CSV holds), the time over the memory floor, and the
-path that solved it (tiny kernel, fused kernel, or blocked path with its block width). The
+path that solved it (tiny kernel, warp kernel with its team, fused kernel, blocked path with
+its block width, or QR). The
 README's GPU tables are this script's output.
 
     python3 bench/summarize_gpu.py bench/results/h100/gpu_bench.csv
@@ -47,7 +48,9 @@ def main(path):
         errs = [num(r[e]) for e in ("e1", "e2", "e3", "e4", "max_e2") if e in r]
         err = max(errs) / U[r["precision"]]
         plan = r.get("fused_plan", r.get("plan", ""))
-        path = plan if plan.startswith(("tiny", "blocked")) else "fused" if plan.startswith("G") else "?"
+        # old CSVs name the fused kernel's plan "G.. team..", new ones "fused G.. team.. blk/SM .."
+        path = ("fused" if plan.startswith(("G", "fused")) else "tiny" if plan.startswith("tiny")
+                else plan or "?")
         print("| %s × %s×%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %s |" % (
             r["batch"], r["m"], r["n"], r["precision"], path, ms(r["batchsvd_ms"]),
             ms(r.get("gesvdjBatched_ms", "nan")), ms(r["gesvdaStridedBatched_ms"]),

@@ -5,10 +5,13 @@ every run (3 runs where one call takes over 0.5 s), U and V computed; writes CSV
 table last.
 
     python3 bench/torch_compare.py [--cases f64:10000:32:32,...] [--reps 10] [--csv FILE]
-                                   [--host-cpu]
+                                   [--host-cpu] [--drivers] [--cap SECONDS]
 
 --host-cpu also times torch.linalg.svd on a CPU tensor with all the host's cores (wall
-clock, same repetition rule), the CPU baseline issue 9 asks for.
+clock, same repetition rule), the CPU baseline issue 9 asks for. --drivers also times
+torch.linalg.svd with driver="gesvd", "gesvdj" and "gesvda" (cuSOLVER's; gesvda is
+approximate). A torch call whose warm-up takes over --cap seconds (default 60) is not
+repeated: its column says "skipped" (named, not dropped).
 """
 import argparse
 import datetime
@@ -23,13 +26,24 @@ import batchsvd
 DT = {"f32": torch.float32, "f64": torch.float64, "c64": torch.complex64, "c128": torch.complex128}
 
 
+CAP = 60.0
+
+
 def time_ms(fn, make, reps):
     a = make()
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    fn(a)
-    torch.cuda.synchronize()
-    if time.perf_counter() - t0 > 0.5:  # seconds per call (torch on large matrices): 3 runs
+    try:
+        fn(a)
+        torch.cuda.synchronize()
+    except RuntimeError as e:  # e.g. gesvda's CUSOLVER_STATUS_INTERNAL_ERROR at a batch of 1e6
+        print("  failed: %s" % str(e).splitlines()[0])
+        return float("nan")
+    warm = time.perf_counter() - t0
+    if warm > CAP:
+        print("  skipped: warm-up took %.1f s (over the %.0f s cap)" % (warm, CAP))
+        return float("inf")
+    if warm > 0.5:  # seconds per call (torch on large matrices): 3 runs
         reps = min(reps, 3)
     out = []
     for _ in range(reps):
@@ -66,7 +80,12 @@ def main():
     p.add_argument("--reps", type=int, default=10)
     p.add_argument("--csv", default="")
     p.add_argument("--host-cpu", action="store_true")
+    p.add_argument("--drivers", action="store_true")
+    p.add_argument("--cap", type=float, default=60.0)
     args = p.parse_args()
+    global CAP
+    CAP = args.cap
+    drivers = ("gesvd", "gesvdj", "gesvda") if args.drivers else ()
     if args.host_cpu:
         torch.set_num_threads(os.cpu_count() or 1)
     gpu = torch.cuda.get_device_name()
@@ -82,6 +101,8 @@ def main():
 
         ours = time_ms(lambda a: batchsvd.svd(a, return_info=True), make, args.reps)
         theirs = time_ms(lambda a: torch.linalg.svd(a, full_matrices=False), make, args.reps)
+        by_driver = [time_ms(lambda a, d=d: torch.linalg.svd(a, full_matrices=False, driver=d), make,
+                             args.reps) for d in drivers]
         host = float("nan")
         if args.host_cpu:
             host = wall_ms(lambda a: torch.linalg.svd(a, full_matrices=False),
@@ -90,21 +111,24 @@ def main():
         u, s, vh, info = batchsvd.svd(a, return_info=True)
         rec = (u @ (s[..., None].to(u.dtype) * vh) - a).abs().max().item()
         rows.append((dt, batch, m, n, ours, theirs, theirs / ours, rec, int((info != 0).sum()),
-                     host, host / ours, os.cpu_count() or 1))
+                     host, host / ours, os.cpu_count() or 1) + tuple(by_driver))
     head = ("gpu,torch,commit,date,dtype,batch,m,n,batchsvd_ms,torch_svd_ms,speedup,"
-            "max_abs_reconstruction,info_nonzero,torch_host_cpu_ms,speedup_vs_host_cpu,host_threads")
-    lines = [head] + ['"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d,%.4f,%.3f,%d'
-                      % ((gpu, torch.__version__, commit, date) + r) for r in rows]
+            "max_abs_reconstruction,info_nonzero,torch_host_cpu_ms,speedup_vs_host_cpu,host_threads"
+            + "".join(",torch_%s_ms" % d for d in drivers))
+    lines = [head] + ['"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d,%.4f,%.3f,%d' % (
+        (gpu, torch.__version__, commit, date) + r[:12]) + "".join(",%.4f" % x for x in r[12:])
+        for r in rows]
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("\n".join(lines) + "\n")
     print("%s | torch %s | commit %s | %s" % (gpu, torch.__version__, commit, date))
     print("%-6s %16s %12s %14s %9s %10s %14s" % ("dtype", "batch x m x n", "batchsvd ms",
                                                 "torch.svd ms", "speedup", "max|A-USVh|",
-                                                "torch CPU ms"))
+                                                "torch CPU ms") + "".join(" %12s" % d for d in drivers))
     for r in rows:
         print("%-6s %16s %12.3f %14.3f %8.1fx %10.1e %14.3f" % (r[0], "%dx%dx%d" % r[1:4], r[4], r[5],
-                                                              r[6], r[7], r[9]))
+                                                              r[6], r[7], r[9])
+              + "".join(" %12.3f" % x for x in r[12:]))
 
 
 if __name__ == "__main__":

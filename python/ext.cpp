@@ -6,11 +6,20 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <complex>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
+
+#if BATCHSVD_PYTHON_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #include "batchsvd/batchsvd.hpp"
 
@@ -23,6 +32,10 @@ using AnyArray = nb::ndarray<>;          // any framework, device, dtype and str
 using InArray = nb::ndarray<nb::ro>;     // the same, read-only allowed (the input A)
 
 [[noreturn]] void fail(const std::string& what) { throw nb::value_error(("batchsvd: " + what).c_str()); }
+
+/// The data pointer of the last input A handed to the library (tests check that arrays are
+/// read in place: it must equal the framework's own pointer).
+std::atomic<std::uintptr_t> last_input{0};
 
 /// Elements reachable from the data pointer (strides must be non-negative).
 template <class X> index_t reachable(const X& x) {
@@ -64,6 +77,7 @@ void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
     if (u) check_room(*u, "U", span(ldu, su, m, k, batch));
     if (v) check_room(*v, "V", span(ldv, sv, n, k, batch));
     check_room(info, "info", batch);
+    last_input = reinterpret_cast<std::uintptr_t>(a.data());
     batchsvd::gesvd<T>(m, n, batch,
                        batchsvd::MatrixBatch<const T>{static_cast<const T*>(a.data()), lda, sa},
                        static_cast<R*>(s.data()), ss,
@@ -103,6 +117,51 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     else fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
+#if BATCHSVD_PYTHON_CUDA
+void cuda_check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string("batchsvd: ") + what + " failed: " + cudaGetErrorString(e));
+}
+
+/// Device memory for results handed to frameworks that cannot be written into (JAX arrays
+/// are immutable): an ndarray of nanobind's own type (DLPack-capable) that owns a
+/// cudaMalloc'd buffer on `device`, C-contiguous, freed when the last reference goes.
+nb::ndarray<> cuda_empty(const std::vector<size_t>& shape, const std::string& dtype, int device) {
+    nb::dlpack::dtype dt;
+    if (dtype == "float32") dt = nb::dtype<float>();
+    else if (dtype == "float64") dt = nb::dtype<double>();
+    else if (dtype == "complex64") dt = nb::dtype<std::complex<float>>();
+    else if (dtype == "complex128") dt = nb::dtype<std::complex<double>>();
+    else if (dtype == "int32") dt = nb::dtype<std::int32_t>();
+    else fail("cuda_empty: unsupported dtype " + dtype);
+    size_t count = 1;
+    for (size_t x : shape) count *= x;
+    const size_t bytes = count * ((dt.bits + 7) / 8);
+    int previous = 0;
+    cuda_check(cudaGetDevice(&previous), "cudaGetDevice");
+    cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+    cuda_check(cudaSetDevice(previous), "cudaSetDevice");
+    cuda_check(e, "cudaMalloc");
+    nb::capsule owner(p, [](void* q) noexcept { (void)cudaFree(q); });
+    return nb::ndarray<>(p, shape.size(), shape.data(), owner, nullptr, dt, nb::device::cuda::value, device);
+}
+
+/// Makes `device` current and returns the device that was.
+int cuda_set_device(int device) {
+    int previous = 0;
+    cuda_check(cudaGetDevice(&previous), "cudaGetDevice");
+    cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    return previous;
+}
+
+void cuda_synchronize(std::uintptr_t stream) {
+    nb::gil_scoped_release release;
+    cuda_check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+}
+#endif
+
 }  // namespace
 
 NB_MODULE(_batchsvd, m) {
@@ -121,5 +180,11 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
           nb::arg("stream"));
     m.def("cuda_available", &batchsvd::cuda_available);
+    m.def("_last_input_pointer", [] { return std::uintptr_t(last_input); });
+#if BATCHSVD_PYTHON_CUDA
+    m.def("cuda_empty", &cuda_empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"));
+    m.def("cuda_set_device", &cuda_set_device, nb::arg("device"));
+    m.def("cuda_synchronize", &cuda_synchronize, nb::arg("stream"));
+#endif
     m.def("version", &batchsvd::version);
 }

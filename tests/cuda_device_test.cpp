@@ -11,6 +11,7 @@
 #include <complex>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -111,9 +112,6 @@ struct ScopedEnv {
     ScopedEnv& operator=(const ScopedEnv&) = delete;
 };
 
-/// The CUDA QR path is gated by BATCHSVD_CUDA_QR until it has run on a GPU: this test
-/// program turns it on (for these tests and the accuracy harness's cuda qr cases).
-const bool cuda_qr_enabled = [] { return setenv("BATCHSVD_CUDA_QR", "1", 1) == 0; }();
 
 template <class T>
 void expect_accurate(index_t m, index_t n, index_t batch, const std::vector<T>& a,
@@ -341,23 +339,80 @@ TYPED_TEST(CudaDevice, BlockedFamiliesAndShapes) {
             expect_family_accurate<T>(f, m, n, batch, blocked_path(nb));
 }
 
-/// The eigensolver's 2x2-block variant (BATCHSVD_CUDA_EIGEN=blocks, an experiment) does the
-/// same arithmetic as the default one in another order of threads: bitwise the same results.
-TYPED_TEST(CudaDevice, BlockedEigenVariantsAgreeBitwise) {
+/// The blocked path is deterministic: a race between the threads that share G, Q and a row
+/// tile in shared memory would show as results that differ between two runs on one input.
+TYPED_TEST(CudaDevice, BlockedPathIsDeterministic) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
     const index_t m = 100, n = 80, batch = 4;
     const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
     for (int nb : {16, 32}) {
-        const auto base = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
-        expect_accurate<T>(m, n, batch, a, base);
-        const auto var = [&] {
-            ScopedEnv eigen("BATCHSVD_CUDA_EIGEN", "blocks");
-            return solve_on_device<T>(m, n, batch, a, blocked_path(nb));
-        }();
-        EXPECT_EQ(var.info, base.info) << nb;
-        EXPECT_TRUE(var.s == base.s && var.u == base.u && var.v == base.v) << nb;
+        const auto first = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
+        expect_accurate<T>(m, n, batch, a, first);
+        const auto again = solve_on_device<T>(m, n, batch, a, blocked_path(nb));
+        EXPECT_EQ(again.info, first.info) << nb;
+        EXPECT_TRUE(again.s == first.s && again.u == first.u && again.v == first.v) << nb;
     }
+}
+
+// ---- the warp kernel (N <= 32: W and V_W in registers, a team of lanes per matrix) ---------
+
+/// Every team size (8, 16, 32 lanes) and rows per lane (1, 2) the warp kernel has, the six
+/// families, square, tall and wide, batches that leave the last block part-empty; where a
+/// type's registers cannot hold a shape, the fused kernel solves it (also checked).
+TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n] : {std::pair<index_t, index_t>{5, 5}, {16, 8}, {8, 16}, {9, 9}, {32, 16},
+                            {16, 32}, {20, 20}, {31, 27}, {32, 32}, {64, 8}, {64, 32}, {48, 30},
+                            {33, 2}, {2, 40}})
+            expect_family_accurate<T>(f, m, n, 37);
+    // The warp kernel takes these (complex double only up to 16 columns).
+    const bool wide_ok = !std::is_same_v<T, std::complex<double>>;
+    EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("warp", 0) == 0, wide_ok);
+    EXPECT_EQ(cuda::solve_path<T>(16, 16, 10, {}).rfind("warp nc16", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(5, 8, 10, {}).rfind("warp nc8", 0), 0u);
+}
+
+/// The fused shared-memory kernel on the sizes the warp kernel takes by default
+/// (BATCHSVD_CUDA_NO_WARP sends them to it): the six families, square, tall and wide.
+TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    ScopedEnv no_warp("BATCHSVD_CUDA_NO_WARP", "1");
+    EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("fused", 0), 0u);
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n] : {std::pair<index_t, index_t>{32, 32}, {17, 17}, {8, 8}, {40, 25}, {25, 40}})
+            expect_family_accurate<T>(f, m, n, 21);
+}
+
+/// The tiny, warp and fused kernels are deterministic: one input solved twice gives bitwise
+/// the same outputs (a race on the shared rotations or the finalisation would not).
+TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (bool no_warp : {false, true})
+        for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {12, 9}, {32, 32}, {60, 50}}) {
+            std::optional<ScopedEnv> env;
+            if (no_warp) env.emplace("BATCHSVD_CUDA_NO_WARP", "1");
+            const index_t batch = 50;
+            const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+            const auto first = solve_on_device<T>(m, n, batch, a, {});
+            expect_accurate<T>(m, n, batch, a, first);
+            const auto again = solve_on_device<T>(m, n, batch, a, {});
+            EXPECT_EQ(again.info, first.info) << m << "x" << n;
+            EXPECT_TRUE(again.s == first.s && again.u == first.u && again.v == first.v) << m << "x" << n;
+        }
+}
+
+/// The tiny kernel is instantiated for orders 2, 3 and 4: every shape up to 4, each family.
+TYPED_TEST(CudaDevice, TinyKernelEveryOrder) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (testing::Family f : testing::all_families)
+        for (index_t m = 1; m <= 4; ++m)
+            for (index_t n = 1; n <= 4; ++n) expect_family_accurate<T>(f, m, n, 300, Options{});
 }
 
 /// Orders well past the fused kernel, chosen automatically: a prime, a wide and a tall one.
@@ -398,6 +453,28 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
                                    {1000, 16, 4}, {300, 40, 3}, {64, 64, 3}, {40, 1, 3},
                                    {3, 2, 20}, {400, 150, 2}})
             expect_family_accurate<T>(f, m, n, batch, qr_always());
+}
+
+/// qr = automatic takes QR pre-processing for tall panels (M >= 2N, M >= 128) that fit in
+/// shared memory, tall or wide; not for short, square or forced-variant problems, nor with
+/// qr = never. The six families through the automatic choice, tall and wide.
+TYPED_TEST(CudaDevice, QrAutomaticChoice) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    Options never;
+    never.qr = QrMode::never;
+    // (Panels up to 160 KB here: within an H100's or H200's shared memory in every type.)
+    EXPECT_EQ(cuda::solve_path<T>(600, 16, 10, {}), "qr");
+    EXPECT_EQ(cuda::solve_path<T>(16, 600, 10, {}), "qr");
+    EXPECT_EQ(cuda::solve_path<T>(160, 64, 10, {}), "qr");
+    EXPECT_NE(cuda::solve_path<T>(100, 13, 10, {}), "qr");
+    EXPECT_NE(cuda::solve_path<T>(200, 120, 10, {}), "qr");
+    EXPECT_NE(cuda::solve_path<T>(600, 16, 10, never), "qr");
+    EXPECT_NE(cuda::solve_path<T>(600, 16, 10, blocked_path()), "qr");
+    EXPECT_NE(cuda::solve_path<T>(100000, 16, 10, {}), "qr");  // the panel exceeds shared memory
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n] : {std::pair<index_t, index_t>{600, 20}, {20, 600}})
+            expect_family_accurate<T>(f, m, n, 7);
 }
 
 // ---- batches in chunks (workspace or host staging beyond the device's memory) --------------
@@ -507,25 +584,6 @@ TYPED_TEST(CudaDevice, TinyTraps) {
                     for (index_t j = 1; j < k; ++j) EXPECT_LE(sv[j], 4 * limit<T>() * sv[0]) << b;
             }
         }
-}
-
-/// The tiny kernel instantiated for the matrix's own order (BATCHSVD_CUDA_TINY_EXACT, an
-/// experiment) skips only iterations that add nothing: bitwise the default's results.
-TYPED_TEST(CudaDevice, TinyExactOrderAgreesBitwise) {
-    SKIP_WITHOUT_CUDA();
-    using T = TypeParam;
-    for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {3, 2}, {2, 3}, {2, 2}, {1, 2}, {3, 1}}) {
-        const index_t batch = 300;
-        const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
-        const auto base = solve_on_device<T>(m, n, batch, a, {});
-        expect_accurate<T>(m, n, batch, a, base);
-        const auto exact = [&] {
-            ScopedEnv tiny("BATCHSVD_CUDA_TINY_EXACT", "1");
-            return solve_on_device<T>(m, n, batch, a, {});
-        }();
-        EXPECT_EQ(exact.info, base.info) << m << "x" << n;
-        EXPECT_TRUE(exact.s == base.s && exact.u == base.u && exact.v == base.v) << m << "x" << n;
-    }
 }
 
 /// A NaN or Inf matrix among tiny ones: flagged, NaN outputs, the others bit-identical to a

@@ -1,6 +1,6 @@
 """batchsvd: batched singular value decompositions (one-sided Jacobi) on GPUs and CPUs.
 
-    U, S, Vh = batchsvd.svd(a)        # a: (..., m, n) NumPy, PyTorch, CuPy or JAX (host) array
+    U, S, Vh = batchsvd.svd(a)        # a: (..., m, n) NumPy, PyTorch, CuPy or JAX array
     S = batchsvd.svdvals(a)
 
 Results follow ``numpy.linalg.svd(a, full_matrices=False)`` / ``torch.linalg.svd``:
@@ -62,6 +62,19 @@ class _NumPy:
     def to_host_int(self, x):
         return np.asarray(x)
 
+    def prepare(self, a):
+        return a
+
+    def after_solve(self):
+        pass
+
+    def wrap(self, x):
+        return x
+
+    def zero_info(self, info):
+        info[...] = 0
+        return info
+
     def finish(self, x):
         return x
 
@@ -104,6 +117,19 @@ class _Torch:
     def to_host_int(self, x):
         return x.cpu().numpy()
 
+    def prepare(self, a):
+        return a
+
+    def after_solve(self):
+        pass
+
+    def wrap(self, x):
+        return x
+
+    def zero_info(self, info):
+        info.zero_()
+        return info
+
     def finish(self, x):
         return x
 
@@ -139,6 +165,91 @@ class _CuPy(_NumPy):
         return self.cupy.asnumpy(x)
 
 
+class _Jax:
+    """JAX arrays on a GPU. JAX arrays are immutable and JAX exposes no stream, so: the input
+    is read in place through DLPack once `block_until_ready()` says it is computed; the
+    results go to device memory the extension allocates (`cuda_empty`) on the array's device,
+    the solve runs on the legacy default stream, which is synchronised before the results
+    become JAX arrays through `jax.dlpack.from_dlpack`. Nothing passes through the host."""
+    name = "jax"
+
+    def __init__(self, a):
+        import jax
+        import jax.numpy as jnp
+        self.jax, self.jnp = jax, jnp
+        (self.dev,) = a.devices()
+        self.device = int(getattr(self.dev, "local_hardware_id", self.dev.id))
+
+    def dtype_name(self, a):
+        return np.dtype(a.dtype).name
+
+    def strides(self, a):  # JAX arrays are dense and row-major
+        out, acc = [], 1
+        for size in reversed(a.shape):
+            out.append(acc)
+            acc *= max(size, 1)
+        return tuple(reversed(out))
+
+    def contiguous(self, a):
+        return a
+
+    def empty(self, shape, dtype_name, like):
+        return _batchsvd.cuda_empty(list(shape), dtype_name, self.device)
+
+    def conj(self, x):
+        return self.jnp.conj(x)
+
+    def transpose_last(self, x):
+        return self.jnp.swapaxes(x, -1, -2)
+
+    def stream(self, a):
+        return 0  # the legacy default stream, synchronised in after_solve
+
+    def device_context(self, a):
+        return _CudaDevice(self.device)
+
+    def prepare(self, a):
+        a.block_until_ready()
+        return a
+
+    def after_solve(self):
+        _batchsvd.cuda_synchronize(0)
+
+    def wrap(self, x):
+        if isinstance(x, self.jax.Array):
+            return x
+        if int(np.prod(x.shape, dtype=np.int64)) == 0:
+            return self._zeros(tuple(x.shape), x.dtype)
+        return self.jax.dlpack.from_dlpack(x)
+
+    def _zeros(self, shape, dtype):
+        return self.jax.device_put(self.jnp.zeros(shape, dtype=np.dtype(dtype)), self.dev)
+
+    def zero_info(self, info):
+        return self._zeros(tuple(info.shape), np.int32)
+
+    def to_host_int(self, x):
+        return np.asarray(x)
+
+    def finish(self, x):
+        return x
+
+
+class _CudaDevice:
+    """Makes a CUDA device current for the extension's calls, and restores the previous one."""
+
+    def __init__(self, device):
+        self.device = device
+
+    def __enter__(self):
+        self.previous = _batchsvd.cuda_set_device(self.device)
+        return self
+
+    def __exit__(self, *exc):
+        _batchsvd.cuda_set_device(self.previous)
+        return False
+
+
 class _NoContext:
     def __enter__(self):
         return self
@@ -157,12 +268,19 @@ def _framework(a):
         return _CuPy(a), a, None
     if module in ("jax", "jaxlib"):
         platforms = {d.platform for d in a.devices()}
-        if platforms != {"cpu"}:
-            raise NotImplementedError(
-                "batchsvd.svd: JAX arrays on a GPU are not supported yet; pass a CuPy or "
-                "PyTorch array (jax.dlpack interoperates with both), or a host array")
-        import jax.numpy as jnp
-        return _NumPy(a), np.asarray(a), jnp.asarray
+        if platforms == {"cpu"}:
+            import jax.numpy as jnp
+            return _NumPy(a), np.asarray(a), jnp.asarray
+        if platforms == {"gpu"} or platforms == {"cuda"}:
+            if len(a.devices()) != 1:
+                raise NotImplementedError("batchsvd.svd: JAX arrays sharded over several devices "
+                                          "are not supported; pass one device's array")
+            if not hasattr(_batchsvd, "cuda_empty"):
+                raise ValueError("batchsvd.svd: this batchsvd was built without the CUDA backend, "
+                                 "so it cannot take JAX arrays on a GPU")
+            return _Jax(a), a, None
+        raise ValueError("batchsvd.svd: JAX arrays on %s are not supported (CPU and CUDA GPUs are)"
+                         % ", ".join(sorted(platforms)))
     raise TypeError("batchsvd.svd: expected a NumPy, PyTorch, CuPy or JAX array, got %s"
                     % type(a).__name__)
 
@@ -230,6 +348,7 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info):
     if batch <= 1:
         bstride = max(bstride, m * n)
 
+    arr = fw.prepare(arr)
     with fw.device_context(arr):
         s = fw.empty(batch_shape + (k,), real, arr)
         info = fw.empty((max(batch, 1),), "int32", arr)
@@ -244,7 +363,11 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info):
                             30.0 if tol is None else float(tol),
                             100 if max_sweeps is None else int(max_sweeps), fw.stream(arr))
         else:  # nothing to decompose (k == 0 or an empty batch): every matrix "converged"
-            info[...] = 0
+            info = fw.zero_info(info)
+        fw.after_solve()
+    s, info = fw.wrap(s), fw.wrap(info)
+    left = fw.wrap(left) if left is not None else None
+    right = fw.wrap(right) if right is not None else None
 
     if not return_info:
         status = fw.to_host_int(info)[:batch]

@@ -1,7 +1,7 @@
 """batchsvd.svd against numpy.linalg.svd: the six families of the paper's Table 1 in the four
 dtypes and several batch shapes, with the paper's measures e1-e4 below 30u; layouts that are
-read in place or copied; errors; and, where a CUDA device and PyTorch or CuPy exist, the same
-on GPU arrays with stream ordering. Fresh random inputs on every run (the seed is printed
+read in place or copied; errors; and, where a CUDA device and PyTorch, CuPy or JAX exist, the
+same on GPU arrays, with stream ordering and checks that inputs are read in place. Fresh random inputs on every run (the seed is printed
 on failure)."""
 
 import os
@@ -172,7 +172,7 @@ def test_sweep_limit_reports_or_raises():
     assert (info == 1).all() and np.isfinite(s).all()
 
 
-# ---- GPU arrays (skipped without a CUDA device and PyTorch / CuPy) -------------------------
+# ---- GPU arrays (skipped without a CUDA device and PyTorch / CuPy / JAX) -------------------
 
 def _torch_cuda():
     torch = pytest.importorskip("torch")
@@ -210,7 +210,7 @@ def test_torch_cuda_stream_ordering():
     assert (s - ref).abs().max().item() < 1e-12 * ref.max().item()
 
 
-def test_cupy_cuda():
+def _cupy_cuda():
     cupy = pytest.importorskip("cupy")
     try:
         if cupy.cuda.runtime.getDeviceCount() == 0:
@@ -219,7 +219,105 @@ def test_cupy_cuda():
         pytest.skip("no CUDA device for CuPy")
     if not batchsvd.cuda_available():
         pytest.skip("batchsvd was built without the CUDA backend")
+    return cupy
+
+
+def test_cupy_cuda():
+    cupy = _cupy_cuda()
     a_np = family(rng("cupy"), "logrand", 10, 10, "float32", (30,))
     u, s, vh = batchsvd.svd(cupy.asarray(a_np))
     assert isinstance(s, cupy.ndarray)
     assert errors(a_np, cupy.asnumpy(u), cupy.asnumpy(s), cupy.asnumpy(vh)) < 30 * UNIT["float32"]
+
+
+def test_cupy_stream_ordering():
+    cupy = _cupy_cuda()
+    a = cupy.random.standard_normal((2000, 32, 32), dtype=cupy.float64)
+    side = cupy.cuda.Stream(non_blocking=True)
+    with side:
+        b = a * 3.0  # enqueued on `side`; batchsvd must run after it on the same stream
+        for _ in range(20):
+            b = b * 1.0
+        s = batchsvd.svd(b, return_info=True)[1]
+    side.synchronize()
+    ref = cupy.linalg.svd(a, compute_uv=False) * 3.0
+    assert float(cupy.abs(s - ref).max()) < 1e-12 * float(ref.max())
+
+
+def _jax_gpu():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)  # float64 and complex128 stay what they are
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        pytest.skip("no GPU for JAX")
+    if not batchsvd.cuda_available():
+        pytest.skip("batchsvd was built without the CUDA backend")
+    return jax, gpus[0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_jax_gpu_round_trip(dtype):
+    jax, gpu = _jax_gpu()
+    a_np = family(rng("jax", dtype), "logrand", 20, 12, dtype, (2, 9))
+    a = jax.device_put(a_np, gpu)
+    u, s, vh = batchsvd.svd(a)
+    for x in (u, s, vh):
+        assert isinstance(x, jax.Array) and x.devices() == {gpu}
+    assert u.shape == (2, 9, 20, 12) and s.shape == (2, 9, 12) and vh.shape == (2, 9, 12, 12)
+    assert errors(a_np, np.asarray(u), np.asarray(s), np.asarray(vh)) < 30 * UNIT[dtype]
+    # Wide input, values only.
+    s2 = batchsvd.svdvals(jax.device_put(np.swapaxes(a_np, -1, -2).copy(), gpu))
+    assert np.abs(np.asarray(s2) - np.asarray(s)).max() < 30 * UNIT[dtype] * 20
+
+
+def test_jax_gpu_waits_for_its_producer():
+    jax, gpu = _jax_gpu()
+    import jax.numpy as jnp
+    a = jax.device_put(np.random.default_rng(1).standard_normal((3000, 32, 32)), gpu)
+
+    @jax.jit
+    def slow(x):
+        for _ in range(30):
+            x = jnp.sin(x) * 0.0 + x  # keeps x, but takes a while on the device
+        return x * 3.0
+    b = slow(a)  # dispatched asynchronously: batchsvd must not read b before it is computed
+    s = batchsvd.svdvals(b)
+    ref = np.linalg.svd(np.asarray(a), compute_uv=False) * 3.0
+    assert np.abs(np.asarray(s) - ref).max() < 1e-12 * ref.max()
+
+
+def test_inputs_are_read_in_place():
+    """The data pointer the library was given is the framework's own: no copy of the input."""
+    a = rng("ptr").standard_normal((4, 9, 7))
+    batchsvd.svd(a)
+    assert batchsvd._batchsvd._last_input_pointer() == a.ctypes.data
+    f = np.asfortranarray(a[0])
+    batchsvd.svd(f)
+    assert batchsvd._batchsvd._last_input_pointer() == f.ctypes.data
+    try:
+        torch = _torch_cuda()
+    except pytest.skip.Exception:
+        torch = None
+    if torch is not None:
+        t = torch.randn(5, 24, 16, device="cuda", dtype=torch.float64)
+        batchsvd.svd(t)
+        assert batchsvd._batchsvd._last_input_pointer() == t.data_ptr()
+    try:
+        cupy = _cupy_cuda()
+    except pytest.skip.Exception:
+        cupy = None
+    if cupy is not None:
+        c = cupy.random.standard_normal((5, 16, 24), dtype=cupy.float32)
+        batchsvd.svd(c)
+        assert batchsvd._batchsvd._last_input_pointer() == c.data.ptr
+    try:
+        jax, gpu = _jax_gpu()
+    except pytest.skip.Exception:
+        jax = None
+    if jax is not None:
+        j = jax.device_put(np.ones((3, 8, 8)) + np.eye(8), gpu)
+        batchsvd.svd(j)
+        assert batchsvd._batchsvd._last_input_pointer() == j.unsafe_buffer_pointer()

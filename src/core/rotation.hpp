@@ -17,6 +17,16 @@
 
 namespace batchsvd::core {
 
+/// 1 / sqrt(x): the device's rsqrt (one rounding-level operation instead of a square root and
+/// a division on the dependent chain of every rotation), 1 / std::sqrt on the host.
+template <class R> BATCHSVD_HD R reciprocal_sqrt(R x) {
+#if defined(__CUDA_ARCH__)
+    return ::rsqrt(x);
+#else
+    return R(1) / std::sqrt(x);
+#endif
+}
+
 template <class R> struct Rotation {
     R cs;  ///< cos(phi)
     R t;   ///< tan(phi), signed
@@ -40,7 +50,7 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     }
     Rotation<R> r;
     r.t = std::copysign(R(1) / act, ct2);                                     // eq. 17
-    r.cs = act >= large ? R(1) : act / std::sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+    r.cs = act >= large ? R(1) : act * reciprocal_sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
     return r;
 }
 

@@ -5,13 +5,33 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <complex>
+#include <limits>
 #include <vector>
 
 #include "core/scalar.hpp"
 #include "cpu/column_ops.hpp"
 
 namespace batchsvd::cpu {
+
+/// ||x||_2 from squares scaled by a power of two near the largest |x_i| (as LAPACK's nrm2):
+/// rank deficiency leaves columns of rounding noise of rounding noise (1e-26 in float, 1e-160
+/// in double) whose plain squares underflow, and a tail norm that does not match the tail
+/// makes the reflector non-unitary.
+template <class T> real_t<T> scaled_norm(index_t len, const T* x) {
+    using R = real_t<T>;
+    R big = 0;
+    for (index_t i = 0; i < len; ++i) big = std::max(big, std::abs(x[i]));
+    if (big == 0) return 0;
+    const int e = std::ilogb(big);
+    R sum = 0;
+    for (index_t i = 0; i < len; ++i) {
+        const T y = x[i] * std::scalbn(R(1), -e);
+        sum += std::norm(y);
+    }
+    return std::scalbn(std::sqrt(sum), e);
+}
 
 /// In place: on return the upper triangle of W (rows x cols, rows >= cols) is R and the
 /// entries below the diagonal hold the reflectors' vectors (their unit heads implicit).
@@ -20,13 +40,15 @@ template <class T> void householder_qr(index_t rows, index_t cols, T* W, index_t
     for (index_t j = 0; j < cols; ++j) {
         T* x = W + j + j * ldw;  // x = W(j:rows, j)
         const index_t len = rows - j;
-        const R tail = std::sqrt(norm_sq(len - 1, x + 1));
+        const R tail = scaled_norm(len - 1, x + 1);
         const T alpha = x[0];
-        if (tail == 0 && std::imag(alpha) == R(0)) {
-            tau[j] = T(0);  // H = I
+        const R mag = std::hypot(std::abs(alpha), tail);
+        // H = I for a zero tail with a real head, and for a column below the normal range
+        // (1 / (alpha - beta) would overflow; what is dropped is far below u ||A||).
+        if ((tail == 0 && std::imag(alpha) == R(0)) || mag < std::numeric_limits<R>::min()) {
+            tau[j] = T(0);
             continue;
         }
-        const R mag = std::hypot(std::abs(alpha), tail);
         const R beta = std::real(alpha) >= 0 ? -mag : mag;
         tau[j] = (T(beta) - alpha) / beta;
         const T inv = T(1) / (alpha - T(beta));

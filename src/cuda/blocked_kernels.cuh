@@ -6,8 +6,8 @@
 // One launch per round-robin step, one thread block per (matrix, block pair): it forms the Gram
 // matrix G = [Xi Xj]^H [Xi Xj] of the pair (2NB x 2NB, streamed over rows through shared
 // memory), runs ONE sweep of a parallel two-sided Jacobi eigensolver on G in shared memory
-// (Design-2: the rotations of each inner step are disjoint, so they are applied to G's columns
-// and then its rows by all threads), accumulates them into Q, and, when any rotation was
+// (Design-2: the rotations of each inner step are disjoint, so all threads apply them to 2x2
+// blocks of G at once), accumulates them into Q, and, when any rotation was
 // needed, multiplies [Xi Xj] and [Vi Vj] by Q in place (Algorithm 3's fused update: each row
 // tile read once, the product kept in registers). Differences from the paper: the Gram, the
 // eigensolver and the update are one kernel (no Gram matrices in global memory), and a ragged
@@ -46,11 +46,6 @@ template <class T> struct BlockedParams {
     /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
     /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
     int phases;
-    /// Eigensolver variant (BATCHSVD_CUDA_EIGEN, an experiment to measure, see bench/NOTES.md;
-    /// the host picks the kernel instantiation by it): 0 applies each inner step's rotations
-    /// to G's columns, then its rows (two barriers); 1 applies them to 2x2 blocks of G in one
-    /// pass (one barrier fewer, the same arithmetic).
-    int eigen_blocks;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -294,8 +289,11 @@ __device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T
     const T c = G[pq.i + pq.j * LDG];
     const R absc = core::abs_of(c);
     int on = 0;
+    // The rotation is computed before the test's outcome is known (pure arithmetic, unused
+    // when no rotation is needed), so that the two chains of square roots and divisions run
+    // side by side: this thread's latency holds up the whole block at the next barrier.
+    const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
     if (core::needs_rotation(absc, a, b, tol)) {
-        const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
         tws[pr] = core::rotation_twiddle(c, absc, rot.t);
         css[pr] = rot.cs;
         const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
@@ -320,61 +318,20 @@ __device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair 
 }
 
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
-/// W2 + 1), rotations accumulated into Q (identity on entry). Each inner round-robin step
-/// computes its W2/2 disjoint rotations (same formulas and test as the one-sided iteration),
-/// then applies them to the columns of G and Q, then to the rows of G; the rotated 2x2 blocks
-/// are set to their exact diagonal form. *any is set when a rotation was applied.
+/// W2 + 1), rotations accumulated into Q (identity on entry); *any is set when one rotated.
+/// Each inner round-robin step computes its W2/2 disjoint rotations (one thread each), then
+/// applies them to G as 2x2 blocks: the thread of block (row pair pi, column pair pj) rotates
+/// its four entries from the right by pair pj, then from the left by pair pi (J^H G J entry by
+/// entry), and the rotated pairs' own blocks become exactly diagonal; Q's columns are rotated
+/// in the same pass. Two barriers per inner step. At 1000 x 256^2 float64 on the H100 this
+/// solve took 352 ms; G's columns then its rows in two passes (three barriers) took 410 ms,
+/// and every warp computing all the step's rotations itself with G double-buffered (one
+/// barrier) 429 ms, its FP64 square roots and divisions repeated by eight warps
+/// (bench/NOTES.md).
 template <class T, int W2>
 __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
                                  core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
                                  int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
-    using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1, NP = W2 / 2;
-    const int tid = threadIdx.x;
-    for (int s = 0; s < W2 - 1; ++s) {
-        if (tid < NP) inner_step_rotation<T, W2>(G, s, tid, tws, css, nas, nbs, ons, any, tol);
-        __syncthreads();
-        // G <- G J and Q <- Q J: columns p, q of each rotated pair.
-        for (int idx = tid; idx < 2 * NP * W2; idx += kBlockedThreads) {
-            const int which = idx / (NP * W2), rem = idx - which * (NP * W2);
-            const int pr = rem / W2, k = rem - pr * W2;
-            if (!ons[pr]) continue;
-            rotate_columns_at<T, W2>(which ? Q : G, k, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
-        }
-        __syncthreads();
-        // G <- J^H G: rows p, q; the pair's own 2x2 block exactly diagonal.
-        for (int idx = tid; idx < NP * W2; idx += kBlockedThreads) {
-            const int pr = idx / W2, k = idx - pr * W2;
-            if (!ons[pr]) continue;
-            const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
-            const int p = pq.i, q = pq.j;
-            if (k == p) {
-                G[p + p * LDG] = T(nas[pr]);
-                G[q + p * LDG] = T(R(0));
-            } else if (k == q) {
-                G[q + q * LDG] = T(nbs[pr]);
-                G[p + q * LDG] = T(R(0));
-            } else {
-                const T gp = G[p + k * LDG], gq = G[q + k * LDG];
-                const T tw = tws[pr];
-                const R cs = css[pr];
-                G[p + k * LDG] = core::scale(core::axpy(core::scale(tw, R(-1)), gq, gp), cs);
-                G[q + k * LDG] = core::scale(core::axpy(core::conj_of(tw), gp, gq), cs);
-            }
-        }
-        __syncthreads();
-    }
-}
-
-/// pair_eigen_sweep with each inner step's rotations applied to G as 2x2 blocks: the thread of
-/// block (row pair pi, column pair pj) rotates its four entries from the right by pair pj,
-/// then from the left by pair pi, which is J^H (G J) entry by entry with the arithmetic of
-/// pair_eigen_sweep, without the barrier between the column and row updates. Not yet run on
-/// a GPU (selected by BATCHSVD_CUDA_EIGEN=blocks only).
-template <class T, int W2>
-__device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* css,
-                                        core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
-                                        int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
     constexpr int LDG = W2 + 1, NP = W2 / 2;
     const int tid = threadIdx.x;
@@ -428,9 +385,7 @@ __device__ void pair_eigen_sweep_blocks(T* G, T* Q, T* tws, core::real_of_t<T>* 
 }  // namespace detail
 
 /// One round-robin step of the blocked iteration: grid (block pairs of the step, matrices).
-/// EigenBlocks: the eigensolver experiment (pair_eigen_sweep_blocks), a separate
-/// instantiation so that the default kernel's registers are not affected by it.
-template <class T, int NB, bool EigenBlocks = false>
+template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     using R = core::real_of_t<T>;
     constexpr int W2 = 2 * NB, TRP = PairTiling<W2>::TRP, LDG = W2 + 1;
@@ -470,8 +425,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const Blo
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            if constexpr (EigenBlocks) detail::pair_eigen_sweep_blocks<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
-            else detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 detail::pair_update<T, W2>(X, M, M, col, tile, Q);
                 if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);

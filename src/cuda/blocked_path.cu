@@ -79,17 +79,11 @@ int blocked_phases_from_env() {
     return s == "none" ? 0 : s == "gram" ? 1 : s == "eigen" ? 3 : kBlockedAllPhases;
 }
 
-template <class DT, int NB, bool EigenBlocks> auto configured_pair_kernel(std::size_t smem) {
-    const auto kernel = &blocked_pair_kernel<DT, NB, EigenBlocks>;
+template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
+    const auto kernel = &blocked_pair_kernel<DT, NB>;
     if (smem > 48 * 1024)
         BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     return kernel;
-}
-
-/// BATCHSVD_CUDA_EIGEN=blocks selects the 2x2-block eigensolver variant (an experiment).
-int eigen_blocks_from_env() {
-    const char* v = std::getenv("BATCHSVD_CUDA_EIGEN");
-    return v && std::string(v) == "blocks" ? 1 : 0;
 }
 
 }  // namespace
@@ -120,15 +114,12 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.nb = nb;
     p.nblk = int((N + nb - 1) / nb);
     p.phases = blocked_phases_from_env();
-    p.eigen_blocks = eigen_blocks_from_env();
 
     load_working_matrices(p, stream);
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem(nb, sizeof(DT), sizeof(R));
-    const auto pair_kernel =
-        p.eigen_blocks ? (nb == 16 ? configured_pair_kernel<DT, 16, true>(smem) : configured_pair_kernel<DT, 32, true>(smem))
-                       : (nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem));
+    const auto pair_kernel = nb == 16 ? configured_pair_kernel<DT, 16>(smem) : configured_pair_kernel<DT, 32>(smem);
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
     const unsigned end_blocks = unsigned((batch + 255) / 256);

@@ -24,12 +24,6 @@ inline std::size_t free_device_bytes() {
     return free;
 }
 
-/// Whether batches are split into chunks by memory: not until the chunked code paths have run
-/// on a GPU (written after this session's device time ran out); until then only
-/// BATCHSVD_CUDA_CHUNK=N (chunks of N matrices, which the device tests set) or
-/// BATCHSVD_CUDA_CHUNK=auto turns them on. Flip this once CudaDevice.*Chunks* pass.
-inline constexpr bool kChunkByMemory = false;
-
 /// Matrices per chunk when each needs `per_matrix` bytes of device memory: as many as fit in
 /// 80% of the free memory (at least 1), or BATCHSVD_CUDA_CHUNK when set (testing the chunked
 /// code paths on batches that would fit).
@@ -39,7 +33,6 @@ inline index_t matrices_per_chunk(std::size_t per_matrix, index_t batch) {
         const long long c = std::atoll(env);
         if (c > 0) return std::min<index_t>(batch, index_t(c));
     }
-    if (!kChunkByMemory && !env) return batch;
     const double room = 0.8 * double(free_device_bytes());
     const double fit = per_matrix ? room / double(per_matrix) : double(batch);
     return std::max<index_t>(1, std::min<index_t>(batch, index_t(std::min(fit, 9.0e18))));

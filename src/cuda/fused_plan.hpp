@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "batchsvd/batchsvd.hpp"
 
@@ -24,6 +25,10 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
 /// Largest order max(m, n) that goes to the tiny kernel (one thread per matrix), 0 when the
 /// environment turns that kernel off (BATCHSVD_CUDA_NO_TINY, for benchmarks).
 int tiny_max_order();
+
+/// The path the CUDA backend takes for an m x n batch with these options (for benchmarks and
+/// tools): "tiny", "warp ncN rplR", "fused G.. team..", "blocked nbN" or "qr".
+template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts);
 
 /// Largest n such that an n x n matrix of T fits the fused kernel on the current device.
 template <class T> index_t largest_fused_square(bool need_v);

@@ -5,6 +5,8 @@
 // dimension M, scaled like the blocked path's); a warp per trailing column.
 #pragma once
 
+#include <limits>
+
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/kernel_common.cuh"
 
@@ -25,6 +27,23 @@ namespace detail {
 
 template <class T> __device__ __forceinline__ T mul(const T& a, const T& b) {
     return core::axpy(a, b, T(core::real_of_t<T>(0)));
+}
+
+/// Maximum over the block; red as for block_sum. Every thread gets the result.
+template <class R> __device__ R block_max(R v, R* red) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_max(v);
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        R w = lane < kQrThreads / 32 ? red[lane] : R(0);
+        w = warp_max(w);
+        if (lane == 0) red[kQrThreads / 32] = w;
+    }
+    __syncthreads();
+    const R total = red[kQrThreads / 32];
+    __syncthreads();
+    return total;
 }
 
 /// 1 / z, without squaring |z| (no overflow or underflow for scaled data).
@@ -72,57 +91,95 @@ __device__ __forceinline__ void reflect_column(const T* v, T tau, T* c, int len)
 
 }  // namespace detail
 
-/// Householder QR of each W in place (householder_qr of the CPU backend), then R copied out.
+/// Householder QR of one M x N matrix W (leading dimension M, global or shared memory) in
+/// place by the block: R in its upper triangle, the reflectors below it, tau[0, N).
 template <class T>
+__device__ void householder_qr_block(T* W, int M, int N, T* tau, core::real_of_t<T>* red,
+                                     T& sh_tau, T& sh_inv, int& sh_skip) {
+    using R = core::real_of_t<T>;
+    const int tid = threadIdx.x, warp = tid / 32, warps = kQrThreads / 32;
+    for (int j = 0; j < N; ++j) {
+        T* x = W + j + index_t(j) * M;
+        const int len = M - j;
+        // The tail's norm from squares scaled by a power of two near its largest entry (as
+        // LAPACK's nrm2): rank deficiency leaves columns of rounding noise of rounding noise
+        // (1e-26 in float, 1e-160 in double) whose plain squares underflow, and a tail norm
+        // that does not match the tail makes H non-unitary.
+        R pmax = 0;
+        for (int i = 1 + tid; i < len; i += kQrThreads) pmax = fmax(pmax, core::abs_of(x[i]));
+        const R tmax = detail::block_max(pmax, red);
+        R tail = 0;
+        if (tmax > 0) {
+            const int e = ilogb(tmax);
+            R part = 0;
+            for (int i = 1 + tid; i < len; i += kQrThreads) part += core::abs2(detail::scale_pow2(x[i], -e));
+            tail = scalbn(sqrt(detail::block_sum(part, red)), e);
+        }
+        if (tid == 0) {
+            const T alpha = x[0];
+            const R mag = hypot(core::abs_of(alpha), tail);
+            // H = I for a zero tail with a real head, and for a column below the normal range
+            // (1 / (alpha - beta) would overflow; what is dropped is far below u ||A||).
+            if ((tail == 0 && core::imag_part(alpha) == R(0)) || mag < std::numeric_limits<R>::min()) {
+                sh_skip = 1;
+                tau[j] = T(R(0));
+            } else {
+                const R beta = core::real_part(alpha) >= 0 ? -mag : mag;
+                T t;  // (beta - alpha) / beta
+                if constexpr (core::is_complex_v<T>) t = T((beta - alpha.real()) / beta, -alpha.imag() / beta);
+                else t = (beta - alpha) / beta;
+                tau[j] = t;
+                sh_tau = t;
+                sh_inv = detail::reciprocal(detail::add(alpha, T(-beta)));
+                sh_skip = 0;
+                x[0] = T(beta);  // R(j, j); the reflector's head 1 stays implicit
+            }
+        }
+        __syncthreads();
+        if (!sh_skip) {
+            const T inv = sh_inv, tj = sh_tau;
+            for (int i = 1 + tid; i < len; i += kQrThreads) x[i] = detail::mul(x[i], inv);
+            __syncthreads();
+            // Trailing columns: H^H = I - conj(tau) v v^H, a warp per column.
+            for (int k = j + 1 + warp; k < N; k += warps)
+                detail::reflect_column(x, core::conj_of(tj), W + j + index_t(k) * M, len);
+        }
+        __syncthreads();
+    }
+}
+
+/// Householder QR of each W in place (householder_qr of the CPU backend), then R copied out.
+/// InSmem: the block copies its matrix into shared memory (M N elements), factors it there
+/// and copies the reflectors back, instead of working on global memory.
+template <class T, bool InSmem>
 __global__ void __launch_bounds__(kQrThreads) householder_qr_kernel(const QrParams<T> p) {
     using R = core::real_of_t<T>;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
     __shared__ R red[kQrThreads / 32 + 1];
     __shared__ T sh_tau, sh_inv;
     __shared__ int sh_skip;
-    const int M = p.M, N = p.N, tid = threadIdx.x, warp = tid / 32, warps = kQrThreads / 32;
+    const int M = p.M, N = p.N, tid = threadIdx.x;
+    const index_t MN = index_t(M) * N;
     for (index_t b = blockIdx.x; b < p.batch; b += gridDim.x) {
-        T* W = p.W + b * index_t(M) * N;
+        T* Wg = p.W + b * MN;
         T* tau = p.tau + b * index_t(N);
         T* Rb = p.R + b * index_t(N) * N;
         const bool bad = p.state[b].nonfinite != 0;  // W was not loaded: R = 0, Q = I
-        for (int j = 0; j < N && !bad; ++j) {
-            T* x = W + j + index_t(j) * M;
-            const int len = M - j;
-            R part = 0;
-            for (int i = 1 + tid; i < len; i += kQrThreads) part += core::abs2(x[i]);
-            const R tail2 = detail::block_sum(part, red);
-            if (tid == 0) {
-                const T alpha = x[0];
-                if (tail2 == 0 && core::imag_part(alpha) == R(0)) {
-                    sh_skip = 1;  // H = I
-                    tau[j] = T(R(0));
-                } else {
-                    const R mag = hypot(core::abs_of(alpha), sqrt(tail2));
-                    const R beta = core::real_part(alpha) >= 0 ? -mag : mag;
-                    T t;  // (beta - alpha) / beta
-                    if constexpr (core::is_complex_v<T>) t = T((beta - alpha.real()) / beta, -alpha.imag() / beta);
-                    else t = (beta - alpha) / beta;
-                    tau[j] = t;
-                    sh_tau = t;
-                    sh_inv = detail::reciprocal(detail::add(alpha, T(-beta)));
-                    sh_skip = 0;
-                    x[0] = T(beta);  // R(j, j); the reflector's head 1 stays implicit
-                }
-            }
-            __syncthreads();
-            if (!sh_skip) {
-                const T inv = sh_inv, tj = sh_tau;
-                for (int i = 1 + tid; i < len; i += kQrThreads) x[i] = detail::mul(x[i], inv);
-                __syncthreads();
-                // Trailing columns: H^H = I - conj(tau) v v^H, a warp per column.
-                for (int k = j + 1 + warp; k < N; k += warps)
-                    detail::reflect_column(x, core::conj_of(tj), W + j + index_t(k) * M, len);
-            }
+        T* W = Wg;
+        if constexpr (InSmem) {
+            W = reinterpret_cast<T*>(smem_raw);
+            if (!bad)
+                for (index_t idx = tid; idx < MN; idx += kQrThreads) W[idx] = Wg[idx];
             __syncthreads();
         }
+        if (!bad) householder_qr_block(W, M, N, tau, red, sh_tau, sh_inv, sh_skip);
         for (index_t idx = tid; idx < index_t(N) * N; idx += kQrThreads) {
             const int i = int(idx % N), j = int(idx / N);
             Rb[idx] = (!bad && i <= j) ? W[i + index_t(j) * M] : T(R(0));
+        }
+        if constexpr (InSmem) {  // the reflectors, for apply_q_kernel
+            if (!bad)
+                for (index_t idx = tid; idx < MN; idx += kQrThreads) Wg[idx] = W[idx];
         }
         if (bad)
             for (int j = tid; j < N; j += kQrThreads) tau[j] = T(R(0));
@@ -130,27 +187,55 @@ __global__ void __launch_bounds__(kQrThreads) householder_qr_kernel(const QrPara
     }
 }
 
-/// U_W = Q [U_R; 0] in place in the output (ld ldx, stride sx), whose first N rows hold U_R.
+/// X <- Q X for one M x N block X (leading dimension ldx, global or shared memory), Q from
+/// the reflectors of householder_qr_block (W, leading dimension M) and tau.
 template <class T>
+__device__ void apply_q_block(const T* W, int M, int N, const T* tau, T* X, index_t ldx) {
+    using R = core::real_of_t<T>;
+    const int warp = threadIdx.x / 32, warps = kQrThreads / 32;
+    for (int j = N - 1; j >= 0; --j) {
+        const T tj = tau[j];
+        if (core::real_part(tj) == R(0) && core::imag_part(tj) == R(0)) continue;
+        const T* v = W + j + index_t(j) * M;
+        for (int k = warp; k < N; k += warps) detail::reflect_column(v, tj, X + j + index_t(k) * ldx, M - j);
+        __syncthreads();
+    }
+}
+
+/// U_W = Q [U_R; 0] in place in the output (ld ldx, stride sx), whose first N rows hold U_R.
+/// InSmem: [U_R; 0] is built in shared memory (M N elements, leading dimension M), Q applied
+/// there, and the result written once.
+template <class T, bool InSmem>
 __global__ void __launch_bounds__(kQrThreads) apply_q_kernel(const QrParams<T> p, T* X, index_t ldx, index_t sx) {
     using R = core::real_of_t<T>;
-    const int M = p.M, N = p.N, tid = threadIdx.x, warp = tid / 32, warps = kQrThreads / 32;
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    const int M = p.M, N = p.N, tid = threadIdx.x;
     for (index_t b = blockIdx.x; b < p.batch; b += gridDim.x) {
         if (p.state[b].nonfinite) continue;  // its outputs become NaN afterwards
         T* Xb = X + b * sx;
         const T* W = p.W + b * index_t(M) * N;
         const T* tau = p.tau + b * index_t(N);
-        for (index_t idx = tid; idx < index_t(M - N) * N; idx += kQrThreads) {
-            const index_t r = N + idx % (M - N), c = idx / (M - N);
-            Xb[r + c * ldx] = T(R(0));
-        }
-        __syncthreads();
-        for (int j = N - 1; j >= 0; --j) {
-            const T tj = tau[j];
-            if (core::real_part(tj) == R(0) && core::imag_part(tj) == R(0)) continue;
-            const T* v = W + j + index_t(j) * M;
-            for (int k = warp; k < N; k += warps) detail::reflect_column(v, tj, Xb + j + index_t(k) * ldx, M - j);
+        if constexpr (InSmem) {
+            T* U = reinterpret_cast<T*>(smem_raw);
+            for (index_t idx = tid; idx < index_t(M) * N; idx += kQrThreads) {
+                const index_t r = idx % M, c = idx / M;
+                U[idx] = r < N ? Xb[r + c * ldx] : T(R(0));
+            }
             __syncthreads();
+            apply_q_block(W, M, N, tau, U, M);
+            __syncthreads();
+            for (index_t idx = tid; idx < index_t(M) * N; idx += kQrThreads) {
+                const index_t r = idx % M, c = idx / M;
+                Xb[r + c * ldx] = U[idx];
+            }
+            __syncthreads();
+        } else {
+            for (index_t idx = tid; idx < index_t(M - N) * N; idx += kQrThreads) {
+                const index_t r = N + idx % (M - N), c = idx / (M - N);
+                Xb[r + c * ldx] = T(R(0));
+            }
+            __syncthreads();
+            apply_q_block(W, M, N, tau, Xb, ldx);
         }
     }
 }

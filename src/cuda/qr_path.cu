@@ -17,7 +17,20 @@ namespace {
 /// Elements per matrix of run_qr's own workspace (W, tau, R).
 std::size_t qr_elements(index_t M, index_t N) { return std::size_t(M * N + N + N * N); }
 
+template <class Kernel> void configure_smem(Kernel kernel, std::size_t bytes) {
+    if (bytes > 48 * 1024)
+        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+}
+
 }  // namespace
+
+std::size_t qr_panel_smem_limit() {
+    // The device's opt-in limit less the kernels' static shared memory (a few reduction slots).
+    int dev = 0, optin = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
+    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return std::size_t(optin) > 1024 ? std::size_t(optin) - 1024 : 0;
+}
 
 std::size_t qr_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
                                std::size_t rsize) {
@@ -44,7 +57,16 @@ template <class T> void run_qr(const JacobiParams<device_scalar_t<T>>& q, const 
 
     QrParams<DT> qp{w.get(), tau.get(), r.get(), state.get(), batch, int(M), int(N)};
     const unsigned blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
-    householder_qr_kernel<DT><<<blocks, kQrThreads, 0, stream>>>(qp);
+    // The panel in shared memory where it fits (one pass over global memory each way), else
+    // the same code on global memory.
+    const std::size_t panel = std::size_t(M) * N * sizeof(DT);
+    const bool in_smem = panel <= qr_panel_smem_limit();
+    if (in_smem) {
+        configure_smem(&householder_qr_kernel<DT, true>, panel);
+        householder_qr_kernel<DT, true><<<blocks, kQrThreads, panel, stream>>>(qp);
+    } else {
+        householder_qr_kernel<DT, false><<<blocks, kQrThreads, 0, stream>>>(qp);
+    }
     BATCHSVD_CUDA_CHECK_LAUNCH("householder_qr_kernel");
 
     // SVD of R (N x N): U_R into the first N rows of U_W's output, V_R is V_W (U_W is U_A
@@ -62,7 +84,12 @@ template <class T> void run_qr(const JacobiParams<device_scalar_t<T>>& q, const 
                     MatrixBatch<T>{reinterpret_cast<T*>(vw), ld_vw, st_vw}, q.info, o);
 
     if (o.compute_u) {
-        apply_q_kernel<DT><<<blocks, kQrThreads, 0, stream>>>(qp, uw, ld_uw, st_uw);
+        if (in_smem) {
+            configure_smem(&apply_q_kernel<DT, true>, panel);
+            apply_q_kernel<DT, true><<<blocks, kQrThreads, panel, stream>>>(qp, uw, ld_uw, st_uw);
+        } else {
+            apply_q_kernel<DT, false><<<blocks, kQrThreads, 0, stream>>>(qp, uw, ld_uw, st_uw);
+        }
         BATCHSVD_CUDA_CHECK_LAUNCH("apply_q_kernel");
     }
     qr_fixup_kernel<DT><<<blocks, 128, 0, stream>>>(q, state.get());

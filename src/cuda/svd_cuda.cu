@@ -18,6 +18,7 @@
 #include "cuda/jacobi_kernel.cuh"
 #include "cuda/qr_path.hpp"
 #include "cuda/tiny_kernel.cuh"
+#include "cuda/warp_path.hpp"
 
 namespace batchsvd::cuda {
 
@@ -224,16 +225,31 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     return p;
 }
 
-/// QR pre-processing on the GPU: with qr = always. Until it has run on a GPU it is also gated
-/// by BATCHSVD_CUDA_QR=1 (the device tests set it); without it, qr = always solves the whole
-/// matrix by Jacobi, as before.
-bool use_qr(const Options& opts) {
-    return opts.qr == QrMode::always && std::getenv("BATCHSVD_CUDA_QR") != nullptr;
+/// QR pre-processing on the GPU (qr_path.cu): always with qr = always; with qr = automatic for
+/// tall matrices (M >= 2N, M >= 128) whose panel fits in one block's shared memory, where it
+/// measured faster than solving the whole matrix by Jacobi on the H100 (float64, batch 1000:
+/// 1000 x 16 2.25 against 9.98 ms, 200 x 16 0.45 against 0.87, 256 x 64 14.0 against 21.2,
+/// 128 x 32 1.5 against 2.0; float32 1000 x 16 1.61 against 2.85). Panels beyond shared
+/// memory are factored in global memory, which measured slower (2000 x 16 8.65 against
+/// 8.04 ms, 500 x 100 103 against 78 ms), so automatic leaves them to Jacobi.
+template <class T> bool use_qr(index_t m, index_t n, const Options& opts) {
+    if (opts.qr == QrMode::always) return true;
+    if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    return M >= 2 * N && M >= 128 && std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
 }
 
 /// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
 /// off (benchmarking the fused kernel on the same sizes).
 bool use_tiny(index_t m, index_t n) { return std::max(m, n) <= tiny_max_order(); }
+
+/// The warp kernel's plan for an m x n batch: it takes every size it holds in registers
+/// (warp_plan), unless the blocked variant is forced or BATCHSVD_CUDA_NO_WARP is set (read on
+/// every call: benchmarks and tests compare it with the fused kernel on the same sizes).
+template <class T> WarpPlan choose_warp(index_t m, index_t n, const Options& opts) {
+    if (opts.variant == JacobiVariant::blocked || std::getenv("BATCHSVD_CUDA_NO_WARP")) return {};
+    return warp_plan<T>(std::max(m, n), std::min(m, n));
+}
 
 template <class T>
 void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
@@ -244,13 +260,12 @@ void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, re
     const index_t blocks = (batch + kTinyThreads - 1) / kTinyThreads;
     if (blocks > INT_MAX)
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
-    // BATCHSVD_CUDA_TINY_EXACT: register arrays of the matrix's own order (an experiment, not
-    // yet run on a GPU; bench/NOTES.md), else of kTinyMax.
-    const bool exact = std::getenv("BATCHSVD_CUDA_TINY_EXACT") != nullptr;
+    // Register arrays of the matrix's own order: at 10^6 x 3x3 float32 this took the kernel
+    // from 4.6x to 3.6x the memory floor (bench/NOTES.md).
     const index_t order = std::max(m, n);
-    const auto kernel = !exact || order > 3 ? &tiny_jacobi_kernel<DT, kTinyMax>
-                        : order == 3        ? &tiny_jacobi_kernel<DT, 3>
-                                            : &tiny_jacobi_kernel<DT, 2>;
+    const auto kernel = order > 3 ? &tiny_jacobi_kernel<DT, kTinyMax>
+                        : order == 3 ? &tiny_jacobi_kernel<DT, 3>
+                                     : &tiny_jacobi_kernel<DT, 2>;
     kernel<<<unsigned(blocks), kTinyThreads, tiny_smem_bytes<DT>(), stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("tiny_jacobi_kernel");
 }
@@ -330,12 +345,16 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     }
     const bool tall = m >= n;
     const bool need_vw = tall ? opts.compute_v : opts.compute_u;
-    if (use_qr(opts)) {  // QR pre-processing, then the SVD of R (qr_path.cu)
+    if (use_qr<T>(m, n, opts)) {  // QR pre-processing, then the SVD of R (qr_path.cu)
         launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         return;
     }
     if (use_tiny(m, n)) {
         launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        return;
+    }
+    if (const WarpPlan wp = choose_warp<T>(m, n, opts); wp.fits) {
+        launch_warp<T>(wp, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw), stream);
         return;
     }
     const Plan pl = make_plan<T>(m, n, batch, need_vw);
@@ -379,14 +398,14 @@ template <class T> struct DeviceChunk {
         : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st) {}
 };
 
-/// Enqueues on `stream` one chunk of `count` matrices whose host operands start at ha, hs, hu,
-/// hv, hinfo (the caller's memory or pinned staging, with the caller's layout): inputs in
-/// (and outputs with gaps between matrices, so that the gaps survive), the solve, outputs out.
+/// Enqueues on `stream` the first half of one chunk of `count` matrices whose host operands
+/// start at ha, hs, hu, hv (the caller's memory, with the caller's layout): the inputs in (and
+/// the outputs with gaps between matrices, so that the gaps survive), then the solve.
 template <class T>
-void enqueue_chunk(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
-                   real_t<T>* hs, T* hu, T* hv, int* hinfo, MatrixBatch<const T> a, index_t s_stride,
-                   MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d, const Options& opts,
-                   cudaStream_t stream) {
+void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
+                          const real_t<T>* hs, const T* hu, const T* hv, MatrixBatch<const T> a,
+                          index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
+                          const Options& opts, cudaStream_t stream) {
     using R = real_t<T>;
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyHostToDevice, stream));
     if (sp.s_gaps)
@@ -400,26 +419,19 @@ void enqueue_chunk(index_t m, index_t n, index_t count, const ChunkSpans& sp, co
     gesvd_device<T>(m, n, count, MatrixBatch<const T>{d.a.get(), a.ld, a.stride}, d.s.get(), s_stride,
                     MatrixBatch<T>{d.u.get(), u.ld, u.stride}, MatrixBatch<T>{d.v.get(), v.ld, v.stride},
                     d.info.get(), o);
+}
+
+/// The second half: the chunk's outputs back to the caller's memory. (From pageable memory
+/// the copies return when done; from pinned memory they are asynchronous.)
+template <class T>
+void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
+                 const DeviceChunk<T>& d, cudaStream_t stream) {
+    using R = real_t<T>;
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
     if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
     if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDeviceToHost, stream));
 }
-
-/// Page-locked host memory (staging for overlapped copies), freed on scope exit.
-template <class T> class PinnedBuffer {
-public:
-    explicit PinnedBuffer(std::size_t count) {
-        if (count) BATCHSVD_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&p_), count * sizeof(T)));
-    }
-    PinnedBuffer(const PinnedBuffer&) = delete;
-    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-    ~PinnedBuffer() { if (p_) (void)cudaFreeHost(p_); }
-    T* get() const { return p_; }
-
-private:
-    T* p_ = nullptr;
-};
 
 /// A stream of our own, synchronised and destroyed on scope exit.
 struct OwnedStream {
@@ -444,32 +456,35 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
     std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
     if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
     if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
-    if (use_qr(opts))
+    if (use_qr<T>(m, n, opts))
         bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     else if (!use_tiny(m, n) && (opts.variant == JacobiVariant::blocked || !make_plan<T>(m, n, 1, need_vw).fits))
         bytes += blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     return bytes;
 }
 
-/// A batch from host memory larger than the device: chunks of matrices, each staged through
-/// pinned buffers, two chunks in flight on two streams so that one chunk's copies and host
-/// staging overlap the other's solve.
+/// Host batches of at least this many bytes of operands are streamed in kStreamChunks chunks
+/// even when they fit on the device, so that the copies overlap the solve.
+constexpr double kStreamBytes = 64.0 * 1024 * 1024;
+constexpr index_t kStreamChunks = 8;
+
+/// A batch from host memory in chunks of matrices (larger than the device, or with copies
+/// worth hiding: gesvd_host) on two streams,
+/// copied straight between the caller's memory and the device, software-pipelined so that
+/// one chunk's solve overlaps the previous chunk's copies out and the next chunk's copies in
+/// (the overlap is complete for pinned memory; pageable memory's copies are staged by the
+/// driver and hold the host thread, which still leaves the GPU the other chunk's solve).
 template <class T>
 void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, MatrixBatch<const T> a,
                          real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v,
                          int* info, const Options& opts) {
-    using R = real_t<T>;
     const ChunkSpans full = chunk_spans<T>(m, n, chunk, a, s_stride, u, v, opts);
     struct Slot {
         OwnedStream stream;  // first member: destroyed last, after the buffers that use it
         DeviceChunk<T> d;
-        PinnedBuffer<T> ha, hu, hv;
-        PinnedBuffer<R> hs;
-        PinnedBuffer<int> hinfo;
-        index_t first = -1, count = 0;
+        index_t first = 0, count = 0;
         ChunkSpans sp;
-        Slot(const ChunkSpans& f, index_t chunk)
-            : d(f, chunk, nullptr), ha(f.na), hu(f.nu), hv(f.nv), hs(f.ns), hinfo(chunk) {}
+        Slot(const ChunkSpans& f, index_t chunk) : d(f, chunk, nullptr) {}
         Slot(const Slot&) = delete;
         Slot& operator=(const Slot&) = delete;
         // Work still queued (after an error) ends before its buffers are freed.
@@ -478,34 +493,27 @@ void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, Mat
     // The device buffers are allocated on the legacy stream, before any chunk runs.
     Slot slots[2] = {Slot(full, chunk), Slot(full, chunk)};
     BATCHSVD_CUDA_CHECK(cudaDeviceSynchronize());
-    // Results of a finished chunk, from its staging buffers to the caller's memory.
-    auto drain = [&](Slot& sl) {
-        if (sl.first < 0) return;
-        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));
+    auto out = [&](Slot& sl) {
         const index_t f = sl.first;
-        std::copy_n(sl.hs.get(), sl.sp.ns, s + f * s_stride);
-        if (sl.sp.nu) std::copy_n(sl.hu.get(), sl.sp.nu, u.data + f * u.stride);
-        if (sl.sp.nv) std::copy_n(sl.hv.get(), sl.sp.nv, v.data + f * v.stride);
-        std::copy_n(sl.hinfo.get(), sl.count, info + f);
-        sl.first = -1;
+        enqueue_out<T>(sl.count, sl.sp, s + f * s_stride, sl.sp.nu ? u.data + f * u.stride : nullptr,
+                       sl.sp.nv ? v.data + f * v.stride : nullptr, info + f, sl.d, sl.stream.s);
     };
+    Slot* pending = nullptr;  // the chunk whose outputs are still to be copied out
     for (index_t first = 0, c = 0; first < batch; first += chunk, ++c) {
         Slot& sl = slots[c % 2];
-        drain(sl);
-        const index_t count = std::min(chunk, batch - first);
-        sl.sp = chunk_spans<T>(m, n, count, a, s_stride, u, v, opts);
-        std::copy_n(a.data + first * a.stride, sl.sp.na, sl.ha.get());
-        // Outputs with gaps are staged in too (enqueue_chunk copies them to the device).
-        if (sl.sp.s_gaps) std::copy_n(s + first * s_stride, sl.sp.ns, sl.hs.get());
-        if (sl.sp.u_gaps) std::copy_n(u.data + first * u.stride, sl.sp.nu, sl.hu.get());
-        if (sl.sp.v_gaps) std::copy_n(v.data + first * v.stride, sl.sp.nv, sl.hv.get());
-        enqueue_chunk<T>(m, n, count, sl.sp, sl.ha.get(), sl.hs.get(), sl.hu.get(), sl.hv.get(),
-                         sl.hinfo.get(), a, s_stride, u, v, sl.d, opts, sl.stream.s);
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));  // its last chunk is out
         sl.first = first;
-        sl.count = count;
+        sl.count = std::min(chunk, batch - first);
+        sl.sp = chunk_spans<T>(m, n, sl.count, a, s_stride, u, v, opts);
+        enqueue_in_and_solve<T>(m, n, sl.count, sl.sp, a.data + first * a.stride, s + first * s_stride,
+                                sl.sp.nu ? u.data + first * u.stride : nullptr,
+                                sl.sp.nv ? v.data + first * v.stride : nullptr, a, s_stride, u, v,
+                                sl.d, opts, sl.stream.s);
+        if (pending) out(*pending);
+        pending = &sl;
     }
-    drain(slots[0]);
-    drain(slots[1]);
+    if (pending) out(*pending);
+    for (Slot& sl : slots) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));
 }
 
 }  // namespace
@@ -522,15 +530,23 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     }
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
     const std::size_t per = host_solve_bytes<T>(m, n, a, s_stride, u, v, opts);
-    if (matrices_per_chunk(per, batch) < batch) {  // does not fit: streamed in chunks
+    // Streamed in chunks when the batch does not fit, and also when its copies are large
+    // enough to hide behind the solve: at 10^6 x 32 x 32 float64 (24 GB of operands) on the
+    // H100, 8 overlapped chunks took 728 ms against 1102 ms in one shot (copy in, solve, copy
+    // out) and 650 ms with the batch resident on the device.
+    index_t chunk = batch;
+    if (matrices_per_chunk(per, batch) < batch) chunk = matrices_per_chunk(2 * per, batch);
+    else if (double(per) * double(batch) >= kStreamBytes && batch >= kStreamChunks)
+        chunk = (batch + kStreamChunks - 1) / kStreamChunks;
+    if (chunk < batch) {
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // after the caller's earlier work
-        gesvd_host_streamed<T>(m, n, batch, matrices_per_chunk(2 * per, batch), a, s, s_stride, u,
-                               v, info, opts);
+        gesvd_host_streamed<T>(m, n, batch, chunk, a, s, s_stride, u, v, info, opts);
         return;
     }
     const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
     DeviceChunk<T> d(sp, batch, stream);
-    enqueue_chunk<T>(m, n, batch, sp, a.data, s, u.data, v.data, info, a, s_stride, u, v, d, opts, stream);
+    enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream);
+    enqueue_out<T>(batch, sp, s, u.data, v.data, info, d, stream);
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -553,6 +569,20 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
     return info;
 }
 
+template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts) {
+    if (std::min(m, n) == 0) return "none";
+    if (use_qr<T>(m, n, opts)) return "qr";
+    if (use_tiny(m, n)) return "tiny";
+    if (const WarpPlan wp = choose_warp<T>(m, n, opts); wp.fits)
+        return "warp nc" + std::to_string(wp.nc) + " rpl" + std::to_string(wp.rpl);
+    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
+    const Plan pl = make_plan<T>(m, n, batch, need_vw);
+    if (!pl.fits || opts.variant == JacobiVariant::blocked)
+        return "blocked nb" + std::to_string(blocked_block_width(opts.block_width));
+    return "fused G" + std::to_string(pl.G) + " team" + std::to_string(pl.team_threads) + "x" +
+           std::to_string(pl.teams_per_block);
+}
+
 template <class T> index_t largest_fused_square(bool need_v) {
     index_t lo = 1, hi = 2048;  // fits(lo), !fits(hi)
     if (!fits_fused_kernel<T>(1, 1, need_v)) return 0;
@@ -570,7 +600,8 @@ template <class T> index_t largest_fused_square(bool need_v) {
                                 index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&); \
     template bool fits_fused_kernel<T>(index_t, index_t, bool);                                \
     template index_t largest_fused_square<T>(bool);                                            \
-    template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);
+    template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);                \
+    template std::string solve_path<T>(index_t, index_t, index_t, const Options&);
 BATCHSVD_CUDA_INSTANTIATE_(float)
 BATCHSVD_CUDA_INSTANTIATE_(double)
 BATCHSVD_CUDA_INSTANTIATE_(std::complex<float>)

@@ -12,6 +12,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "core/precision.hpp"
 #include "core/rotation.hpp"
 #include "core/scalar.hpp"
@@ -57,13 +59,43 @@ __device__ __forceinline__ void swap_cols(T (&X)[NMAX][NMAX], int i, int j) {
     }
 }
 
+/// dst[0, count) = src[0, count) by the block's threads: 16-byte vectors where both ends are
+/// 16-byte aligned, elements otherwise. Streaming loads and stores (each byte is touched once).
+template <class T>
+__device__ __forceinline__ void copy_block(T* __restrict__ dst, const T* __restrict__ src, int count) {
+    const bool vec = ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
+    int done = 0;
+    if (vec) {
+        constexpr int per = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+        const int nvec = count / per;
+        const int4* s4 = reinterpret_cast<const int4*>(src);
+        int4* d4 = reinterpret_cast<int4*>(dst);
+        for (int i = threadIdx.x; i < nvec; i += kTinyThreads) d4[i] = __ldcs(s4 + i);
+        done = nvec * per;
+    }
+    for (int i = done + threadIdx.x; i < count; i += kTinyThreads) dst[i] = src[i];
+}
+template <class T>
+__device__ __forceinline__ void store_block(T* __restrict__ dst, const T* __restrict__ src, int count) {
+    const bool vec = ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
+    int done = 0;
+    if (vec) {
+        constexpr int per = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+        const int nvec = count / per;
+        const int4* s4 = reinterpret_cast<const int4*>(src);
+        int4* d4 = reinterpret_cast<int4*>(dst);
+        for (int i = threadIdx.x; i < nvec; i += kTinyThreads) __stcs(d4 + i, s4[i]);
+        done = nvec * per;
+    }
+    for (int i = done + threadIdx.x; i < count; i += kTinyThreads) dst[i] = src[i];
+}
+
 }  // namespace detail
 
 /// One thread per matrix. W[c][r] is element (r, c) of the working matrix (M x N, M >= N):
 /// A, or A^H for wide A; V[c][r] likewise for the N x N right factor of W. NM: the register
-/// arrays' order, max(m, n) <= NM <= kTinyMax (kTinyMax by default; the exact order is an
-/// experiment, BATCHSVD_CUDA_TINY_EXACT, that skips the guarded iterations beyond it).
-template <class T, int NM = kTinyMax>
+/// arrays' order, max(m, n) <= NM <= kTinyMax (the host picks the matrix's own order).
+template <class T, int NM>
 __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiParams<T> p) {
     using R = core::real_of_t<T>;
     static_assert(NM >= 1 && NM <= kTinyMax);
@@ -77,10 +109,16 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
     const int mn = m * n;
 
     // ---- coalesced load of the block's matrices into shared memory ----------------------
-    for (int idx = tid; idx < here * mn; idx += kTinyThreads) {
-        const int b = idx / mn, e = idx - b * mn;
-        const int r = e % m, c = e / m;
-        stage[idx] = p.a[(first + b) * p.stride_a + r + index_t(c) * p.lda];
+    // A packed batch (the common case) is one contiguous span: copied as 16-byte vectors
+    // without index arithmetic, which dominated this memory-bound kernel.
+    if (p.lda == m && p.stride_a == mn) {
+        detail::copy_block(stage, p.a + first * mn, here * mn);
+    } else {
+        for (int idx = tid; idx < here * mn; idx += kTinyThreads) {
+            const int b = idx / mn, e = idx - b * mn;
+            const int r = e % m, c = e / m;
+            stage[idx] = p.a[(first + b) * p.stride_a + r + index_t(c) * p.lda];
+        }
     }
     __syncthreads();
 
@@ -258,10 +296,14 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
         T* out = which == 0 ? p.u : p.v;
         const index_t ld = which == 0 ? p.ldu : p.ldv;
         const index_t st = which == 0 ? p.stride_u : p.stride_v;
-        for (int idx = tid; idx < here * len; idx += kTinyThreads) {
-            const int bb = idx / len, e = idx - bb * len;
-            const int r = e % rows, c = e / rows;
-            out[(first + bb) * st + r + index_t(c) * ld] = stage[idx];
+        if (ld == rows && st == len) {
+            detail::store_block(out + first * len, stage, here * len);
+        } else {
+            for (int idx = tid; idx < here * len; idx += kTinyThreads) {
+                const int bb = idx / len, e = idx - bb * len;
+                const int r = e % rows, c = e / rows;
+                out[(first + bb) * st + r + index_t(c) * ld] = stage[idx];
+            }
         }
     }
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs, on the GPU machine, compute-sanitizer's memcheck, racecheck and synccheck over the GPU
+# test cases that reach every kernel and path: the tiny, warp, fused and blocked kernels, QR
+# pre-processing, NaN/Inf in a batch, rank deficiency, scaling, U/V off, the sweep limit,
+# workspace chunks and host streaming, in all four precisions. Logs go to $OUT (or
+# gpu-out/): memcheck.log, racecheck.log, synccheck.log; the last lines are each tool's error
+# summary. Binaries come from gpu-carry/ (scripts/gpu_build.sh).
+#   scripts/gpu_sanitize.sh [memcheck|racecheck|synccheck ...]   (default: all three)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-gpu-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+tools=("$@")
+[ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck)
+# Every path, on small batches (the sanitizers slow kernels down 10-100x).
+cases='CudaDevice/*.NanMatrixMidBatch:CudaDevice/*.UOrVOffAndValuesOnly:CudaDevice/*.RankDeficientAndZero'
+cases+=':CudaDevice/*.ScalingOfHugeAndTinyEntries:CudaDevice/*.MaxSweepsReported'
+cases+=':CudaDevice/*.SmallKernelsAreDeterministic:CudaDevice/*.BlockedPathIsDeterministic'
+cases+=':CudaDevice/*.BlockedMaskedBatchMixesEasyAndHard:CudaDevice/*.TinyTraps:CudaDevice/*.TinyNonFiniteIsolated'
+cases+=':CudaDevice/*.WorkspaceChunksMatchWholeBatch:CudaDevice/*.HostStreamedChunksMatchWholeBatch'
+cases+=':CudaDeviceApi.*'
+status=0
+for tool in "${tools[@]}"; do
+  echo "== compute-sanitizer --tool $tool"
+  compute-sanitizer --tool "$tool" --print-limit 50 gpu-carry/batchsvd_tests --gtest_filter="$cases" \
+    >"$out/$tool.log" 2>&1
+  rc=$?
+  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  PASSED|^\[  FAILED" "$out/$tool.log" | tail -4
+  [ $rc -eq 0 ] || status=1
+done
+exit $status

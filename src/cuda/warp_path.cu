@@ -1,0 +1,87 @@
+// Host driver of the warp kernel (warp_path.hpp): the plan, the instantiations and the launch.
+#include "cuda/warp_path.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <type_traits>
+
+#include "cuda/check.hpp"
+#include "cuda/warp_kernel.cuh"
+
+namespace batchsvd::cuda {
+
+namespace {
+
+/// Register words per lane of W and V: an instantiation holds at most kWarpMaxWords of W
+/// (more spilled: 64 x 32 float64, 32 x 32 complex128) and V beside it.
+constexpr int w_words(int nc, int rpl, std::size_t tsize) { return rpl * nc * int(tsize / 4); }
+constexpr int kWarpMaxWords = 64;
+
+template <class DT, int NC, int RPL>
+void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
+    if constexpr (w_words(NC, RPL, sizeof(DT)) <= kWarpMaxWords) {
+        using R = core::real_of_t<DT>;
+        p.layout = team_layout(p.M, p.N, p.need_vw, sizeof(DT), sizeof(R));
+        constexpr int teams = kWarpBlockThreads / NC;
+        const std::size_t smem = std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(WarpRotation<DT>));
+        const index_t blocks = (p.batch + teams - 1) / teams;
+        if (blocks > INT_MAX)
+            throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
+        const auto kernel = &warp_jacobi_kernel<DT, NC, RPL>;
+        if (smem > 48 * 1024)
+            BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("warp_jacobi_kernel");
+    } else {
+        throw Error(ErrorCode::invalid_argument, "batchsvd: no warp kernel for this size (internal)");
+    }
+}
+
+}  // namespace
+
+template <class T> WarpPlan warp_plan(index_t M, index_t N) {
+    WarpPlan wp;
+    if (N > 32 || N < 1 || M > 64) return wp;
+    const index_t need = std::max<index_t>(N, (M + 1) / 2);  // nc >= N and 2 nc >= M
+    const int nc = need <= 8 ? 8 : need <= 16 ? 16 : 32;
+    const int rpl = M <= nc ? 1 : 2;
+    if (w_words(nc, rpl, sizeof(T)) > kWarpMaxWords) return wp;
+    wp.fits = true;
+    wp.nc = nc;
+    wp.rpl = rpl;
+    return wp;
+}
+
+template <class T>
+void launch_warp(const WarpPlan& wp, JacobiParams<device_scalar_t<T>> p, cudaStream_t stream) {
+    using DT = device_scalar_t<T>;
+    auto go = [&](auto nc_c, auto rpl_c) {
+        return launch_instance<DT, decltype(nc_c)::value, decltype(rpl_c)::value>(p, stream);
+    };
+    using I8 = std::integral_constant<int, 8>;
+    using I16 = std::integral_constant<int, 16>;
+    using I32 = std::integral_constant<int, 32>;
+    using I1 = std::integral_constant<int, 1>;
+    using I2 = std::integral_constant<int, 2>;
+    switch (wp.nc * 10 + wp.rpl) {
+        case 81: return go(I8{}, I1{});
+        case 82: return go(I8{}, I2{});
+        case 161: return go(I16{}, I1{});
+        case 162: return go(I16{}, I2{});
+        case 321: return go(I32{}, I1{});
+        case 322: return go(I32{}, I2{});
+        default: throw Error(ErrorCode::invalid_argument, "batchsvd: bad warp plan (internal)");
+    }
+}
+
+#define BATCHSVD_WARP_INSTANTIATE_(T)                  \
+    template WarpPlan warp_plan<T>(index_t, index_t); \
+    template void launch_warp<T>(const WarpPlan&, JacobiParams<device_scalar_t<T>>, cudaStream_t);
+BATCHSVD_WARP_INSTANTIATE_(float)
+BATCHSVD_WARP_INSTANTIATE_(double)
+BATCHSVD_WARP_INSTANTIATE_(std::complex<float>)
+BATCHSVD_WARP_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_WARP_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
