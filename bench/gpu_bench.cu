@@ -70,6 +70,21 @@ namespace {
 
 const double nan_ms = std::numeric_limits<double>::quiet_NaN();
 
+template <class T> T conj_of(const T& x) {
+    if constexpr (std::is_same_v<T, real_t<T>>) return x; else return std::conj(x);
+}
+
+/// Matrices whose errors are measured on the host (LAPACK reference values and wide-precision
+/// products, O(m n k) each, about a minute at 1024^3 in long double): at most `want`, and no
+/// more than about 3e8 multiply-adds in all; 0 (errors not measured, NaN in the CSV) for a
+/// single matrix past that (n > ~670).
+index_t measure_count(index_t m, index_t n, index_t want) {
+    constexpr double cap = 3e8;
+    const double work = double(m) * double(n) * double(std::min(m, n));
+    if (work > cap) return 0;
+    return std::max<index_t>(1, std::min<index_t>(want, index_t(cap / work)));
+}
+
 // ---- cuSOLVER per precision -----------------------------------------------------------------
 template <class T> struct Solver;
 #define BATCHSVD_SOLVER_(T, DT, L)                                                                \
@@ -245,6 +260,11 @@ struct Row {
     /// --host-memory: the same batch from pinned host memory, wall time including the
     /// transfers: one shot (copied in, solved, copied out) and streamed in 8 chunks.
     double host_ms = nan_ms, host_streamed_ms = nan_ms;
+    /// Worst of e1-e4 in units of u of each cuSOLVER peer and of batchsvd on one shared
+    /// uniform random input (the first acc_count matrices); nan where a peer did not run.
+    double acc_ours = nan_ms, acc_jbatched = nan_ms, acc_gesvda = nan_ms, acc_jloop = nan_ms,
+           acc_gesvd = nan_ms;
+    index_t acc_count = 0;
 };
 
 struct Env {
@@ -335,7 +355,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     });
     {  // errors of the last timed run on its first matrices
         CK(cudaStreamSynchronize(s));
-        row.measured = std::min<index_t>(batch, n <= 32 ? 500 : n <= 128 ? 50 : 8);
+        row.measured = measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 500 : n <= 128 ? 50 : 8));
         std::vector<T> a(std::size_t(m) * n * row.measured), u(std::size_t(m) * k * row.measured),
             v(std::size_t(n) * k * row.measured);
         std::vector<R> sv(std::size_t(k) * row.measured);
@@ -345,8 +365,11 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         CK(cudaMemcpy(v.data(), dv.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
-        row.err = batchsvd::testing::measure_batch<T>(m, n, row.measured, a.data(), sv.data(),
-                                                      u.data(), v.data());
+        if (row.measured > 0)
+            row.err = batchsvd::testing::measure_batch<T>(m, n, row.measured, a.data(), sv.data(),
+                                                          u.data(), v.data());
+        else  // too large for the host reference: not measured
+            row.err = {nan_ms, nan_ms, nan_ms, nan_ms, true};
         const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
         if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
     }
@@ -512,9 +535,97 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                   << row.cpu_subset << " matrices): gesvd " << row.cpu_gesvd << " ms, gesvj "
                   << row.cpu_gesvj << " ms for the batch\n";
     }
+    // Accuracy of every library on one shared input: the first acc_count matrices of a
+    // uniform random batch (the timed runs' distribution), copied in before each call (the
+    // cuSOLVER routines overwrite A); e1-e4 against LAPACK, worst of the four in units of u.
+    if (measure_count(m, n, 1) > 0) {
+        const index_t cnt = row.acc_count = measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 20 : 3));
+        const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m, n,
+                                                            cnt, 4242);
+        const double u = batchsvd::testing::unit_roundoff<T>();
+        std::vector<T> hu(std::size_t(m) * k * cnt), hv(std::size_t(n) * k * cnt);
+        std::vector<R> hs(std::size_t(k) * cnt);
+        auto load = [&] { CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice)); };
+        // Outputs of matrix b: U at u0 + b su (ld m), V or V^H (vh) at v0 + b sv (ld ldv).
+        auto measure = [&](const T* u0, index_t su, const T* v0, index_t sv, index_t ldv, bool vh) {
+            CK(cudaStreamSynchronize(s));
+            CK(cudaMemcpy(hs.data(), ds.p, hs.size() * sizeof(R), cudaMemcpyDeviceToHost));
+            std::vector<T> ub(std::size_t(su) * cnt), vb(std::size_t(sv) * cnt);
+            CK(cudaMemcpy(ub.data(), u0, ub.size() * sizeof(T), cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(vb.data(), v0, vb.size() * sizeof(T), cudaMemcpyDeviceToHost));
+            for (index_t b = 0; b < cnt; ++b)
+                for (index_t j = 0; j < k; ++j) {
+                    for (index_t i = 0; i < m; ++i) hu[(b * k + j) * m + i] = ub[b * su + j * m + i];
+                    for (index_t i = 0; i < n; ++i)
+                        hv[(b * k + j) * n + i] = vh ? conj_of(vb[b * sv + i * ldv + j]) : vb[b * sv + j * ldv + i];
+                }
+            const auto e = batchsvd::testing::measure_batch<T>(m, n, cnt, a.data(), hs.data(), hu.data(), hv.data());
+            return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+        };
+        load();
+        batchsvd::gesvd<T>(m, n, cnt, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+        row.acc_ours = measure(du.p, m * k, dv.p, n * k, n, false);
+        if (!std::isnan(row.jbatched) && std::isfinite(row.jbatched)) {
+            Dev<D> U(std::size_t(m) * m * cnt), V(std::size_t(n) * n * cnt);
+            int lw = 0;
+            if (S::jb_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p, U.p,
+                           int(m), V.p, int(n), &lw, params, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
+                Dev<D> w(lw);
+                load();
+                if (S::jb(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p, U.p,
+                          int(m), V.p, int(n), w.p, lw, dinfo.p, params, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
+                    row.acc_jbatched = measure(reinterpret_cast<T*>(U.p), m * m, reinterpret_cast<T*>(V.p),
+                                               n * n, n, false);
+            }
+        }
+        if (!std::isnan(row.gesvda) && std::isfinite(row.gesvda)) {
+            int lw = 0;
+            const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
+            if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
+                          ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
+                          int(n), sV, &lw, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
+                Dev<D> w(lw);
+                load();
+                if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
+                         ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
+                         int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
+                    row.acc_gesvda = measure(du.p, m * k, dv.p, n * k, n, false);
+            }
+        }
+        // gesvdj and gesvd one matrix at a time, as timed.
+        auto looped = [&](bool svd_g) {
+            int lw = 0;
+            const bool sized = svd_g ? S::g_size(env.handle, int(m), int(n), &lw) == CUSOLVER_STATUS_SUCCESS
+                                     : S::j_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m),
+                                                 ds.p, reinterpret_cast<D*>(du.p), int(m),
+                                                 reinterpret_cast<D*>(dv.p), int(n), &lw,
+                                                 params) == CUSOLVER_STATUS_SUCCESS;
+            if (!sized) return nan_ms;
+            Dev<D> w(lw);
+            Dev<R> rw(k);
+            load();
+            for (index_t b = 0; b < cnt; ++b) {
+                D* ab = reinterpret_cast<D*>(da.p) + b * m * n;
+                D* ub = reinterpret_cast<D*>(du.p) + b * m * k;
+                D* vb = reinterpret_cast<D*>(dv.p) + b * n * k;
+                const cusolverStatus_t st =
+                    svd_g ? S::g(env.handle, int(m), int(n), ab, int(m), ds.p + b * k, ub, int(m), vb,
+                                 int(n), w.p, lw, rw.p, dinfo.p + b)
+                          : S::j(env.handle, int(m), int(n), ab, int(m), ds.p + b * k, ub, int(m), vb,
+                                 int(n), w.p, lw, dinfo.p + b, params);
+                if (st != CUSOLVER_STATUS_SUCCESS) return nan_ms;
+            }
+            return measure(du.p, m * k, dv.p, n * k, n, svd_g);
+        };
+        if (!std::isnan(row.jloop) && std::isfinite(row.jloop)) row.acc_jloop = looped(false);
+        if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop) && m >= n) row.acc_gesvd = looped(true);
+        std::cerr << "  accuracy on " << cnt << " shared matrices (worst e / u): batchsvd " << row.acc_ours
+                  << ", gesvdjBatched " << row.acc_jbatched << ", gesvda " << row.acc_gesvda
+                  << ", gesvdj " << row.acc_jloop << ", gesvd " << row.acc_gesvd << "\n";
+    }
     // Accuracy on a geo batch: gesvda next to ours.
-    if (m >= n) {
-        const index_t gb = std::min<index_t>(batch, n <= 128 ? 200 : 8);
+    if (m >= n && measure_count(m, n, 1) > 0) {
+        const index_t gb = measure_count(m, n, std::min<index_t>(batch, n <= 128 ? 200 : 8));
         row.geo_kappa = batchsvd::testing::default_condition<T>();
         const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::geo, m, n,
                                                             gb, 777, row.geo_kappa);
@@ -688,6 +799,49 @@ int main(int argc, char** argv) {
 
     std::vector<Row> rows;
     std::stringstream ss(cases);
+    // The CSV, rewritten after every case: a run cut short keeps the cases it finished.
+    auto write_csv = [&] {
+        std::ostringstream csv;
+        csv << "gpu,cuda,commit,date,label,precision,m,n,batch,batchsvd_ms,gesvdjBatched_ms,"
+               "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
+               "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
+               "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
+               "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
+               "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
+               "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
+               "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
+               "skipped_over_cap,host_memory_ms,host_memory_streamed_ms,acc_count,acc_batchsvd_u,"
+               "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u\n";
+        for (const Row& r : rows) {
+            csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
+                << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
+                << fmt(r.ours, 6) << ',' << fmt(r.jbatched, 6) << ',' << fmt(r.gesvda, 6) << ','
+                << fmt(r.jloop, 6) << ','
+                << (r.loop_subset ? "timed on " + std::to_string(r.loop_subset) + " matrices scaled to batch"
+                                  : std::string("not run"))
+                << ',' << fmt(r.jbatched / r.ours) << ',' << fmt(r.gesvda / r.ours) << ','
+                << fmt(r.jloop / r.ours) << ',' << sci(r.err.e1) << ',' << sci(r.err.e2) << ','
+                << sci(r.err.e3) << ',' << sci(r.err.e4) << ',' << r.err.sorted << ',' << r.measured
+                << ',' << r.geo_kappa << ',' << sci(r.geo_ours.e1) << ',' << sci(r.geo_ours.e2) << ','
+                << sci(r.geo_ours.e4) << ','
+                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
+                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
+                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
+                << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
+                << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << ','
+                << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
+                << fmt(r.bd_other) << ',' << fmt(r.gesvd_loop, 6) << ',' << fmt(r.cpu_gesvd, 6) << ','
+                << fmt(r.cpu_gesvj, 6) << ',' << batchsvd::bench::lapack_loop_threads() << ','
+                << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << ','
+                << fmt(r.arith_floor_ms, 4) << ','
+                << fmt(r.ours / std::max(r.arith_floor_ms, r.floor_ms)) << ','
+                << (r.skipped.empty() ? "none" : r.skipped) << ',' << fmt(r.host_ms, 6) << ','
+                << fmt(r.host_streamed_ms, 6) << ',' << r.acc_count << ',' << fmt(r.acc_ours, 3) << ','
+                << fmt(r.acc_jbatched, 3) << ',' << fmt(r.acc_gesvda, 3) << ',' << fmt(r.acc_jloop, 3)
+                << ',' << fmt(r.acc_gesvd, 3) << '\n';
+        }
+        if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
+    };
     std::string item;
     while (std::getline(ss, item, ',')) {
         std::vector<std::string> f;
@@ -733,45 +887,10 @@ int main(int argc, char** argv) {
         } catch (const std::exception& e) {
             std::cerr << "case " << item << " failed: " << e.what() << "\n";
         }
+        write_csv();
     }
 
-    std::ostringstream csv;
-    csv << "gpu,cuda,commit,date,label,precision,m,n,batch,batchsvd_ms,gesvdjBatched_ms,"
-           "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
-           "speedup_vs_gesvda,speedup_vs_gesvdj_loop,e1,e2,e3,e4,sorted,errors_on_matrices,"
-           "geo_kappa,geo_e1_batchsvd,geo_e2_batchsvd,geo_e4_batchsvd,geo_e1_gesvda,"
-           "geo_e2_gesvda,geo_e4_gesvda,fused_plan,mean_sweeps,most_sweeps,memory_floor_ms,"
-           "batchsvd_over_floor,copy_TBps,sweep_gram_ms,sweep_eigensolver_ms,sweep_update_ms,"
-           "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
-           "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
-           "skipped_over_cap,host_memory_ms,host_memory_streamed_ms\n";
-    for (const Row& r : rows) {
-        csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
-            << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
-            << fmt(r.ours, 6) << ',' << fmt(r.jbatched, 6) << ',' << fmt(r.gesvda, 6) << ','
-            << fmt(r.jloop, 6) << ','
-            << (r.loop_subset ? "timed on " + std::to_string(r.loop_subset) + " matrices scaled to batch"
-                              : std::string("not run"))
-            << ',' << fmt(r.jbatched / r.ours) << ',' << fmt(r.gesvda / r.ours) << ','
-            << fmt(r.jloop / r.ours) << ',' << sci(r.err.e1) << ',' << sci(r.err.e2) << ','
-            << sci(r.err.e3) << ',' << sci(r.err.e4) << ',' << r.err.sorted << ',' << r.measured
-            << ',' << r.geo_kappa << ',' << sci(r.geo_ours.e1) << ',' << sci(r.geo_ours.e2) << ','
-            << sci(r.geo_ours.e4) << ','
-            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
-            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
-            << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
-            << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
-            << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << ','
-            << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
-            << fmt(r.bd_other) << ',' << fmt(r.gesvd_loop, 6) << ',' << fmt(r.cpu_gesvd, 6) << ','
-            << fmt(r.cpu_gesvj, 6) << ',' << batchsvd::bench::lapack_loop_threads() << ','
-            << r.cpu_subset << ',' << fmt(r.cpu_gesvd_err) << ',' << fmt(r.cpu_gesvj_err) << ','
-            << fmt(r.arith_floor_ms, 4) << ','
-            << fmt(r.ours / std::max(r.arith_floor_ms, r.floor_ms)) << ','
-            << (r.skipped.empty() ? "none" : r.skipped) << ',' << fmt(r.host_ms, 6) << ','
-            << fmt(r.host_streamed_ms, 6) << '\n';
-    }
-    if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
+    write_csv();
 
     std::printf("%s | CUDA %s | commit %s | %s %s\n", prop.name, cuda_version.c_str(),
                 commit.c_str(), date, label.c_str());

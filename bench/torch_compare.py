@@ -43,8 +43,8 @@ def time_ms(fn, make, reps):
     if warm > CAP:
         print("  skipped: warm-up took %.1f s (over the %.0f s cap)" % (warm, CAP))
         return float("inf")
-    if warm > 0.5:  # seconds per call (torch on large matrices): 3 runs
-        reps = min(reps, 3)
+    if warm > 0.5:  # seconds per call (torch on large matrices): 3 runs, 1 past 5 s
+        reps = min(reps, 3 if warm <= 5 else 1)
     out = []
     for _ in range(reps):
         a = make()
@@ -92,6 +92,24 @@ def main():
     commit = os.environ.get("BATCHSVD_GIT_COMMIT", "unknown")
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     rows = []
+    head = ("gpu,torch,commit,date,dtype,batch,m,n,batchsvd_ms,torch_svd_ms,speedup,"
+            "max_abs_reconstruction,info_nonzero,torch_host_cpu_ms,speedup_vs_host_cpu,host_threads"
+            + "".join(",torch_%s_ms" % d for d in drivers))
+
+    def line(r):
+        return '"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d,%.4f,%.3f,%d' % (
+            (gpu, torch.__version__, commit, date) + r[:12]) + "".join(",%.4f" % x for x in r[12:])
+
+    def show(r):
+        print("%-6s %16s %12.3f %14.3f %8.1fx %10.1e %14.3f" % (r[0], "%dx%dx%d" % r[1:4], r[4], r[5],
+                                                              r[6], r[7], r[9])
+              + "".join(" %12.3f" % x for x in r[12:]), flush=True)
+
+    print("%s | torch %s | commit %s | %s" % (gpu, torch.__version__, commit, date))
+    print("%-6s %16s %12s %14s %9s %10s %14s" % ("dtype", "batch x m x n", "batchsvd ms",
+                                                "torch.svd ms", "speedup", "max|A-USVh|",
+                                                "torch CPU ms") + "".join(" %12s" % d for d in drivers),
+          flush=True)
     for case in args.cases.split(","):
         dt, batch, m, n = case.split(":")
         batch, m, n = int(batch), int(m), int(n)
@@ -112,23 +130,10 @@ def main():
         rec = (u @ (s[..., None].to(u.dtype) * vh) - a).abs().max().item()
         rows.append((dt, batch, m, n, ours, theirs, theirs / ours, rec, int((info != 0).sum()),
                      host, host / ours, os.cpu_count() or 1) + tuple(by_driver))
-    head = ("gpu,torch,commit,date,dtype,batch,m,n,batchsvd_ms,torch_svd_ms,speedup,"
-            "max_abs_reconstruction,info_nonzero,torch_host_cpu_ms,speedup_vs_host_cpu,host_threads"
-            + "".join(",torch_%s_ms" % d for d in drivers))
-    lines = [head] + ['"%s",%s,%s,%s,%s,%d,%d,%d,%.4f,%.4f,%.3f,%.2e,%d,%.4f,%.3f,%d' % (
-        (gpu, torch.__version__, commit, date) + r[:12]) + "".join(",%.4f" % x for x in r[12:])
-        for r in rows]
-    if args.csv:
-        with open(args.csv, "w") as f:
-            f.write("\n".join(lines) + "\n")
-    print("%s | torch %s | commit %s | %s" % (gpu, torch.__version__, commit, date))
-    print("%-6s %16s %12s %14s %9s %10s %14s" % ("dtype", "batch x m x n", "batchsvd ms",
-                                                "torch.svd ms", "speedup", "max|A-USVh|",
-                                                "torch CPU ms") + "".join(" %12s" % d for d in drivers))
-    for r in rows:
-        print("%-6s %16s %12.3f %14.3f %8.1fx %10.1e %14.3f" % (r[0], "%dx%dx%d" % r[1:4], r[4], r[5],
-                                                              r[6], r[7], r[9])
-              + "".join(" %12.3f" % x for x in r[12:]))
+        show(rows[-1])
+        if args.csv:  # rewritten after every case: a run cut short keeps what it measured
+            with open(args.csv, "w") as f:
+                f.write("\n".join([head] + [line(r) for r in rows]) + "\n")
 
 
 if __name__ == "__main__":

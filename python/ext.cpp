@@ -124,9 +124,10 @@ void cuda_check(cudaError_t e, const char* what) {
 }
 
 /// Device memory for results handed to frameworks that cannot be written into (JAX arrays
-/// are immutable): an ndarray of nanobind's own type (DLPack-capable) that owns a
+/// are immutable): an array of nanobind's own type (the array_api framework: an object with
+/// __dlpack__ that can be imported any number of times, unlike a raw DLPack capsule) owning a
 /// cudaMalloc'd buffer on `device`, C-contiguous, freed when the last reference goes.
-nb::ndarray<> cuda_empty(const std::vector<size_t>& shape, const std::string& dtype, int device) {
+nb::ndarray<nb::array_api> cuda_empty(const std::vector<size_t>& shape, const std::string& dtype, int device) {
     nb::dlpack::dtype dt;
     if (dtype == "float32") dt = nb::dtype<float>();
     else if (dtype == "float64") dt = nb::dtype<double>();
@@ -145,7 +146,8 @@ nb::ndarray<> cuda_empty(const std::vector<size_t>& shape, const std::string& dt
     cuda_check(cudaSetDevice(previous), "cudaSetDevice");
     cuda_check(e, "cudaMalloc");
     nb::capsule owner(p, [](void* q) noexcept { (void)cudaFree(q); });
-    return nb::ndarray<>(p, shape.size(), shape.data(), owner, nullptr, dt, nb::device::cuda::value, device);
+    return nb::ndarray<nb::array_api>(p, shape.size(), shape.data(), owner, nullptr, dt, nb::device::cuda::value,
+                                      device);
 }
 
 /// Makes `device` current and returns the device that was.

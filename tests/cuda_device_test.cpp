@@ -387,6 +387,28 @@ TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {
             expect_family_accurate<T>(f, m, n, 21);
 }
 
+/// Every path once, on a few small matrices: the tiny, warp and fused kernels, the blocked
+/// path (both block widths), QR pre-processing (panel in shared memory) and the chunked
+/// workspace. Fast enough for compute-sanitizer's racecheck (scripts/gpu_sanitize.sh), which
+/// slows the other tests 100-fold.
+TYPED_TEST(CudaDevice, EveryPathOnASmallBatch) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    const testing::Family f = testing::Family::logrand;
+    expect_family_accurate<T>(f, 3, 3, 40);            // tiny
+    expect_family_accurate<T>(f, 12, 9, 5);            // warp
+    expect_family_accurate<T>(f, 40, 40, 2);           // warp (nc32) or fused (complex128)
+    {
+        ScopedEnv no_warp("BATCHSVD_CUDA_NO_WARP", "1");
+        expect_family_accurate<T>(f, 12, 9, 5);        // fused
+    }
+    expect_family_accurate<T>(f, 40, 23, 2, blocked_path(16));
+    expect_family_accurate<T>(f, 23, 40, 1, blocked_path(32));
+    expect_family_accurate<T>(f, 150, 20, 2, qr_always());
+    ScopedEnv chunks("BATCHSVD_CUDA_CHUNK", "1");
+    expect_family_accurate<T>(f, 40, 23, 2, blocked_path(16));
+}
+
 /// The tiny, warp and fused kernels are deterministic: one input solved twice gives bitwise
 /// the same outputs (a race on the shared rotations or the finalisation would not).
 TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {

@@ -194,6 +194,8 @@ class _Jax:
         return a
 
     def empty(self, shape, dtype_name, like):
+        if int(np.prod(shape, dtype=np.int64)) == 0:  # nothing to write: a JAX array already
+            return self._zeros(tuple(shape), dtype_name)
         return _batchsvd.cuda_empty(list(shape), dtype_name, self.device)
 
     def conj(self, x):
@@ -216,11 +218,7 @@ class _Jax:
         _batchsvd.cuda_synchronize(0)
 
     def wrap(self, x):
-        if isinstance(x, self.jax.Array):
-            return x
-        if int(np.prod(x.shape, dtype=np.int64)) == 0:
-            return self._zeros(tuple(x.shape), x.dtype)
-        return self.jax.dlpack.from_dlpack(x)
+        return x if isinstance(x, self.jax.Array) else self.jax.dlpack.from_dlpack(x)
 
     def _zeros(self, shape, dtype):
         return self.jax.device_put(self.jnp.zeros(shape, dtype=np.dtype(dtype)), self.dev)

@@ -292,8 +292,11 @@ __device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T
     // The rotation is computed before the test's outcome is known (pure arithmetic, unused
     // when no rotation is needed), so that the two chains of square roots and divisions run
     // side by side: this thread's latency holds up the whole block at the next barrier.
-    const core::Rotation<R> rot = core::jacobi_rotation(a, b, absc);
-    if (core::needs_rotation(absc, a, b, tol)) {
+    // (On stand-ins where a column is zero or the dot product exactly zero, as for padding:
+    // 0 / 0 and sqrt(0) take the FP64 slow paths. Such a pair never rotates.)
+    const bool live = absc > R(0) && a > R(0) && b > R(0);
+    const core::Rotation<R> rot = core::jacobi_rotation(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
+    if (live && core::needs_rotation(absc, a, b, tol)) {
         tws[pr] = core::rotation_twiddle(c, absc, rot.t);
         css[pr] = rot.cs;
         const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);

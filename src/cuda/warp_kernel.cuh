@@ -189,9 +189,14 @@ __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const Ja
             // Lanes 2k and 2k + 1 hold pair k's sums; lane 2k publishes its rotation.
             WarpRotation<T> mine{T(R(0)), R(0)};
             const R absc = core::abs_of(c[0]);
-            // Computed before the test's outcome (side by side with its square roots).
-            const core::Rotation<R> r = core::jacobi_rotation(na[0], nb[0], absc);
-            if (core::needs_rotation(absc, na[0], nb[0], tol)) {
+            // Computed before the test's outcome (side by side with its square roots), on
+            // harmless stand-ins for a pair with a zero column or an exact zero dot product
+            // (padding columns when N < NC): 0 / 0 and sqrt(0) take the slow special-case
+            // paths of the FP64 division and square root, which cost 20% at 10 x 10 and 18 x 18.
+            const bool live = absc > R(0) && na[0] > R(0) && nb[0] > R(0);
+            const core::Rotation<R> r = core::jacobi_rotation(live ? na[0] : R(1), live ? nb[0] : R(2),
+                                                              live ? absc : R(1));
+            if (live && core::needs_rotation(absc, na[0], nb[0], tol)) {
                 mine.tw = core::rotation_twiddle(c[0], absc, r.t);
                 mine.cs = r.cs;
                 rotated = true;

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Summary and plots of the issue-7 benchmark suite (bench/gpu_bench.cu --group NAME --csv).
+
+For every case it finds the fastest *accurate* peer: among cuSOLVER gesvdjBatched, gesvda,
+gesvdj and gesvd (looped) and LAPACK gesvd/gesvj on the host's cores, those whose worst error
+e1..e4 on the same inputs as batchsvd (the CSV's acc_*_u and cpu_*_max_err_u columns) is below
+30u (where no error could be measured, matrices too large for the host reference, the peers
+accurate by construction: all but gesvda). It prints, per group, a Markdown table, batchsvd's worst and best speedup against that
+peer, the cases where batchsvd is not the fastest accurate option, and the faster inaccurate
+peers (gesvda). With --plots DIR it also writes one PNG per group: time against size per
+precision (log scales) and batchsvd's speedup over each peer.
+
+    python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv [GROUP=FILE.csv ...]
+"""
+import csv
+import math
+import sys
+
+U_LIMIT = 30.0
+# (time column, accuracy column, name)
+PEERS = [("gesvdjBatched_ms", "acc_gesvdjBatched_u", "gesvdjBatched"),
+         ("gesvdaStridedBatched_ms", "acc_gesvda_u", "gesvda"),
+         ("gesvdj_loop_ms", "acc_gesvdj_u", "gesvdj (looped)"),
+         ("gesvd_loop_ms", "acc_gesvd_u", "gesvd (looped)"),
+         ("cpu_gesvd_ms", "cpu_gesvd_max_err_u", "LAPACK gesvd (CPU)"),
+         ("cpu_gesvj_ms", "cpu_gesvj_max_err_u", "LAPACK gesvj (CPU)")]
+
+
+def num(x):
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return math.nan
+    return v
+
+
+def ms(v):
+    if math.isnan(v):
+        return "—"
+    return "%.3g ms" % v if v < 1000 else "%.3g s" % (v / 1000)
+
+
+def case_name(r):
+    return "%s × %s×%s %s" % (r["batch"], r["m"], r["n"], r["precision"])
+
+
+def analyse(r):
+    """(ours, fastest accurate (name, ms), faster inaccurate [(name, ms, err)])."""
+    ours = num(r["batchsvd_ms"])
+    accurate, inaccurate = [], []
+    for tcol, ecol, name in PEERS:
+        t, e = num(r.get(tcol)), num(r.get(ecol))
+        if math.isnan(t) or math.isinf(t):
+            continue
+        if not math.isnan(e) and e < U_LIMIT:
+            accurate.append((t, name, e))
+        elif not math.isnan(e):
+            inaccurate.append((t, name, e))
+    best = min(accurate) if accurate else None
+    if best is None:  # no errors measured (too large for the host reference): the peers that
+        # are accurate by construction (not gesvda), marked as unmeasured (NaN error)
+        known = [(num(r.get(t)), n, math.nan) for t, _, n in PEERS
+                 if n != "gesvda" and math.isfinite(num(r.get(t)))]
+        best = min(known) if known else None
+    faster_bad = [(n, t, e) for t, n, e in inaccurate if t < ours]
+    return ours, best, faster_bad
+
+
+def summary(group, rows):
+    print("### %s (%d cases)\n" % (group, len(rows)))
+    if rows:
+        h = rows[0]
+        print("%s, CUDA %s, commit %s, %s\n" % (h["gpu"], h["cuda"], h["commit"], h["date"][:10]))
+    print("| case | path | batchsvd | its error / u | fastest accurate peer | its time | speedup |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    speedups, behind, bad = [], [], []
+    for r in rows:
+        ours, best, faster_bad = analyse(r)
+        err = num(r.get("acc_batchsvd_u"))
+        if best:
+            sp = best[0] / ours
+            speedups.append((sp, case_name(r), best[1]))
+            if sp < 1:
+                behind.append("%s: %s against %s's %s" % (case_name(r), ms(ours), best[1], ms(best[0])))
+            peer = ("%s (%.1fu)" % (best[1], best[2]) if not math.isnan(best[2])
+                    else "%s (error not measured)" % best[1])
+            print("| %s | %s | %s | %s | %s | %s | %.3g× |" % (
+                case_name(r), r.get("fused_plan", ""), ms(ours),
+                "—" if math.isnan(err) else "%.1f" % err, peer, ms(best[0]), sp))
+        else:
+            print("| %s | %s | %s | %s | none measured | — | — |" % (
+                case_name(r), r.get("fused_plan", ""), ms(ours),
+                "—" if math.isnan(err) else "%.1f" % err))
+        for name, t, e in faster_bad:
+            bad.append("%s: %s %s (error %.3gu) against batchsvd's %s" % (case_name(r), name, ms(t), e, ms(ours)))
+    print()
+    if speedups:
+        lo, hi = min(speedups), max(speedups)
+        print("- Against the fastest accurate peer: worst %.3g× (%s, %s), best %.3g× (%s, %s)."
+              % (lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]))
+    print("- Not the fastest accurate option: " + ("none." if not behind else ""))
+    for b in behind:
+        print("  - " + b)
+    if bad:
+        print("- Faster but inaccurate (error over 30u on the same inputs):")
+        for b in bad:
+            print("  - " + b)
+    print()
+
+
+def plot(group, rows, dst):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    precs = sorted({r["precision"] for r in rows})
+    fig, axes = plt.subplots(2, len(precs), figsize=(4.2 * len(precs), 7.5), squeeze=False)
+    for j, p in enumerate(precs):
+        rs = [r for r in rows if r["precision"] == p]
+        xs = [max(int(r["m"]), int(r["n"])) for r in rs]
+        ax, bx = axes[0][j], axes[1][j]
+        ax.plot(xs, [num(r["batchsvd_ms"]) for r in rs], "o-", color="black", label="batchsvd")
+        for tcol, _, name in PEERS:
+            ys = [num(r.get(tcol)) for r in rs]
+            if all(math.isnan(y) or math.isinf(y) for y in ys):
+                continue
+            ax.plot(xs, ys, ".--", label=name)
+            bx.plot(xs, [y / num(r["batchsvd_ms"]) for y, r in zip(ys, rs)], ".--", label="vs " + name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        bx.set_xscale("log", base=2)
+        bx.set_yscale("log")
+        bx.axhline(1, color="black", linewidth=0.8)
+        ax.set_title("%s: %s (batch %s)" % (group, p, rs[0]["batch"]), fontsize=9)
+        ax.set_ylabel("time, ms")
+        bx.set_ylabel("batchsvd speedup (x)")
+        bx.set_xlabel("order max(m, n)")
+        ax.grid(which="both", alpha=0.3)
+        bx.grid(which="both", alpha=0.3)
+        ax.legend(fontsize=6)
+        bx.legend(fontsize=6)
+    h = rows[0]
+    fig.suptitle("%s, CUDA %s, commit %s, %s" % (h["gpu"], h["cuda"], h["commit"], h["date"][:10]),
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=100)
+    plt.close(fig)
+
+
+def main(argv):
+    plots = None
+    if len(argv) > 1 and argv[0] == "--plots":
+        plots, argv = argv[1], argv[2:]
+    if not argv:
+        sys.exit(__doc__)
+    for item in argv:
+        group, path = item.split("=", 1)
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        summary(group, rows)
+        if plots and rows:
+            plot(group, rows, "%s/%s.png" % (plots, group))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
