@@ -428,15 +428,6 @@ TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {
         }
 }
 
-/// The tiny kernel is instantiated for orders 2, 3 and 4: every shape up to 4, each family.
-TYPED_TEST(CudaDevice, TinyKernelEveryOrder) {
-    SKIP_WITHOUT_CUDA();
-    using T = TypeParam;
-    for (testing::Family f : testing::all_families)
-        for (index_t m = 1; m <= 4; ++m)
-            for (index_t n = 1; n <= 4; ++n) expect_family_accurate<T>(f, m, n, 300, Options{});
-}
-
 /// Orders well past the fused kernel, chosen automatically: a prime, a wide and a tall one.
 TYPED_TEST(CudaDevice, BlockedLargeOrders) {
     SKIP_WITHOUT_CUDA();

@@ -29,7 +29,29 @@ def cuda_available() -> bool:
 
 # ---- array frameworks -----------------------------------------------------------------------
 
-class _NumPy:
+class _Hooks:
+    """What a framework does around the solve, by default nothing: prepare the input, finish
+    the solve, turn the outputs into the framework's arrays, zero the status of an empty
+    problem, and the last step of each returned array."""
+
+    def prepare(self, a):
+        return a
+
+    def after_solve(self):
+        pass
+
+    def wrap(self, x):
+        return x
+
+    def zero_info(self, info):
+        info[...] = 0
+        return info
+
+    def finish(self, x):
+        return x
+
+
+class _NumPy(_Hooks):
     name = "numpy"
 
     def __init__(self, a):
@@ -62,24 +84,8 @@ class _NumPy:
     def to_host_int(self, x):
         return np.asarray(x)
 
-    def prepare(self, a):
-        return a
 
-    def after_solve(self):
-        pass
-
-    def wrap(self, x):
-        return x
-
-    def zero_info(self, info):
-        info[...] = 0
-        return info
-
-    def finish(self, x):
-        return x
-
-
-class _Torch:
+class _Torch(_Hooks):
     name = "torch"
 
     def __init__(self, a):
@@ -117,21 +123,9 @@ class _Torch:
     def to_host_int(self, x):
         return x.cpu().numpy()
 
-    def prepare(self, a):
-        return a
-
-    def after_solve(self):
-        pass
-
-    def wrap(self, x):
-        return x
-
     def zero_info(self, info):
         info.zero_()
         return info
-
-    def finish(self, x):
-        return x
 
 
 class _CuPy(_NumPy):
@@ -165,7 +159,7 @@ class _CuPy(_NumPy):
         return self.cupy.asnumpy(x)
 
 
-class _Jax:
+class _Jax(_Hooks):
     """JAX arrays on a GPU. JAX arrays are immutable and JAX exposes no stream, so: the input
     is read in place through DLPack once `block_until_ready()` says it is computed; the
     results go to device memory the extension allocates (`cuda_empty`) on the array's device,
@@ -228,9 +222,6 @@ class _Jax:
 
     def to_host_int(self, x):
         return np.asarray(x)
-
-    def finish(self, x):
-        return x
 
 
 class _CudaDevice:

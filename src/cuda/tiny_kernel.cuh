@@ -60,9 +60,10 @@ __device__ __forceinline__ void swap_cols(T (&X)[NMAX][NMAX], int i, int j) {
 }
 
 /// dst[0, count) = src[0, count) by the block's threads: 16-byte vectors where both ends are
-/// 16-byte aligned, elements otherwise. Streaming loads and stores (each byte is touched once).
-template <class T>
-__device__ __forceinline__ void copy_block(T* __restrict__ dst, const T* __restrict__ src, int count) {
+/// 16-byte aligned, elements otherwise. Each byte is touched once, so the global side is
+/// streamed: loads from global memory (ToShared) or stores to it (!ToShared) bypass caching.
+template <bool ToShared, class T>
+__device__ __forceinline__ void stream_copy(T* __restrict__ dst, const T* __restrict__ src, int count) {
     const bool vec = ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
     int done = 0;
     if (vec) {
@@ -70,21 +71,10 @@ __device__ __forceinline__ void copy_block(T* __restrict__ dst, const T* __restr
         const int nvec = count / per;
         const int4* s4 = reinterpret_cast<const int4*>(src);
         int4* d4 = reinterpret_cast<int4*>(dst);
-        for (int i = threadIdx.x; i < nvec; i += kTinyThreads) d4[i] = __ldcs(s4 + i);
-        done = nvec * per;
-    }
-    for (int i = done + threadIdx.x; i < count; i += kTinyThreads) dst[i] = src[i];
-}
-template <class T>
-__device__ __forceinline__ void store_block(T* __restrict__ dst, const T* __restrict__ src, int count) {
-    const bool vec = ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15) == 0;
-    int done = 0;
-    if (vec) {
-        constexpr int per = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
-        const int nvec = count / per;
-        const int4* s4 = reinterpret_cast<const int4*>(src);
-        int4* d4 = reinterpret_cast<int4*>(dst);
-        for (int i = threadIdx.x; i < nvec; i += kTinyThreads) __stcs(d4 + i, s4[i]);
+        for (int i = threadIdx.x; i < nvec; i += kTinyThreads) {
+            if constexpr (ToShared) d4[i] = __ldcs(s4 + i);
+            else __stcs(d4 + i, s4[i]);
+        }
         done = nvec * per;
     }
     for (int i = done + threadIdx.x; i < count; i += kTinyThreads) dst[i] = src[i];
@@ -112,7 +102,7 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
     // A packed batch (the common case) is one contiguous span: copied as 16-byte vectors
     // without index arithmetic, which dominated this memory-bound kernel.
     if (p.lda == m && p.stride_a == mn) {
-        detail::copy_block(stage, p.a + first * mn, here * mn);
+        detail::stream_copy<true>(stage, p.a + first * mn, here * mn);
     } else {
         for (int idx = tid; idx < here * mn; idx += kTinyThreads) {
             const int b = idx / mn, e = idx - b * mn;
@@ -297,7 +287,7 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
         const index_t ld = which == 0 ? p.ldu : p.ldv;
         const index_t st = which == 0 ? p.stride_u : p.stride_v;
         if (ld == rows && st == len) {
-            detail::store_block(out + first * len, stage, here * len);
+            detail::stream_copy<false>(out + first * len, stage, here * len);
         } else {
             for (int idx = tid; idx < here * len; idx += kTinyThreads) {
                 const int bb = idx / len, e = idx - bb * len;
