@@ -357,22 +357,26 @@ TYPED_TEST(CudaDevice, BlockedPathIsDeterministic) {
 
 // ---- the warp kernel (N <= 32: W and V_W in registers, a team of lanes per matrix) ---------
 
-/// Every team size (8, 16, 32 lanes) and rows per lane (1, 2) the warp kernel has, the six
-/// families, square, tall and wide, batches that leave the last block part-empty; where a
-/// type's registers cannot hold a shape, the fused kernel solves it (also checked).
+/// Every team size (8, 16, 32 lanes) and rows per lane (1, 2) the warp kernel has, with and
+/// without padding columns, the six families, square, tall and wide, batches that leave the
+/// last block part-empty; where a type's registers cannot hold a shape, or it would fill too
+/// little of a team, the fused kernel solves it (also checked).
 TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
-        for (auto [m, n] : {std::pair<index_t, index_t>{5, 5}, {16, 8}, {8, 16}, {9, 9}, {32, 16},
-                            {16, 32}, {20, 20}, {31, 27}, {32, 32}, {64, 8}, {64, 32}, {48, 30},
-                            {33, 2}, {2, 40}})
+        for (auto [m, n] : {std::pair<index_t, index_t>{7, 7}, {16, 8}, {8, 16}, {15, 14}, {32, 16},
+                            {16, 32}, {30, 28}, {31, 29}, {32, 32}, {64, 32}, {48, 30}, {9, 9},
+                            {24, 24}, {33, 2}})
             expect_family_accurate<T>(f, m, n, 37);
-    // The warp kernel takes these (complex double only up to 16 columns).
+    // The warp kernel takes these (complex double only up to 16 columns), not sizes that
+    // would fill less than 7/8 of its team.
     const bool wide_ok = !std::is_same_v<T, std::complex<double>>;
     EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("warp", 0) == 0, wide_ok);
     EXPECT_EQ(cuda::solve_path<T>(16, 16, 10, {}).rfind("warp nc16", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(5, 8, 10, {}).rfind("warp nc8", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(7, 8, 10, {}).rfind("warp nc8", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(10, 10, 10, {}).rfind("fused", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(24, 24, 10, {}).rfind("fused", 0), 0u);
 }
 
 /// The fused shared-memory kernel on the sizes the warp kernel takes by default
@@ -396,8 +400,8 @@ TYPED_TEST(CudaDevice, EveryPathOnASmallBatch) {
     using T = TypeParam;
     const testing::Family f = testing::Family::logrand;
     expect_family_accurate<T>(f, 3, 3, 40);            // tiny
-    expect_family_accurate<T>(f, 12, 9, 5);            // warp
-    expect_family_accurate<T>(f, 40, 40, 2);           // warp (nc32) or fused (complex128)
+    expect_family_accurate<T>(f, 16, 14, 5);           // warp (16 lanes, two padding columns)
+    expect_family_accurate<T>(f, 32, 30, 2);           // warp (32 lanes) or fused (complex128)
     {
         ScopedEnv no_warp("BATCHSVD_CUDA_NO_WARP", "1");
         expect_family_accurate<T>(f, 12, 9, 5);        // fused
@@ -415,7 +419,7 @@ TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {
     SKIP_WITHOUT_CUDA();
     using T = TypeParam;
     for (bool no_warp : {false, true})
-        for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {12, 9}, {32, 32}, {60, 50}}) {
+        for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {16, 14}, {32, 32}, {60, 50}}) {
             std::optional<ScopedEnv> env;
             if (no_warp) env.emplace("BATCHSVD_CUDA_NO_WARP", "1");
             const index_t batch = 50;

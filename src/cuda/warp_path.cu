@@ -45,6 +45,12 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     if (N > 32 || N < 1 || M > 64) return wp;
     const index_t need = std::max<index_t>(N, (M + 1) / 2);  // nc >= N and 2 nc >= M
     const int nc = need <= 8 ? 8 : need <= 16 ? 16 : 32;
+    // A team's step costs the same for any N <= nc (padding columns ride along), while the
+    // fused kernel's cost falls about as N^3: at 1000 x 24 x 24 float64 the fused kernel took
+    // 0.56 ms and the warp kernel 0.83 (0.64 with the padding guard), and the fused kernel's
+    // times at 8, 16 and 32 (0.134, 0.86, 7.1 ms at batch 10000) put the crossover near
+    // N = 7/8 nc. Below it, the fused kernel.
+    if (8 * N < 7 * nc) return wp;
     const int rpl = M <= nc ? 1 : 2;
     if (w_words(nc, rpl, sizeof(T)) > kWarpMaxWords) return wp;
     wp.fits = true;

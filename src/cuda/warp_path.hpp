@@ -11,7 +11,8 @@ namespace batchsvd::cuda {
 
 /// How the warp kernel runs an M x N working matrix (M >= N): a team of nc lanes per matrix,
 /// rpl rows of W per lane. fits is false where no instantiation holds the matrix in
-/// registers (N > 32, M > 2 nc, or too many registers for the type).
+/// registers (N > 32, M > 2 nc, or too many registers for the type), and where N is below
+/// 7/8 of the team (the fused kernel is faster there).
 struct WarpPlan {
     bool fits = false;
     int nc = 0, rpl = 0;
