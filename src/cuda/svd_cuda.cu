@@ -243,9 +243,9 @@ template <class T> bool use_qr(index_t m, index_t n, const Options& opts) {
 /// off (benchmarking the fused kernel on the same sizes).
 bool use_tiny(index_t m, index_t n) { return std::max(m, n) <= tiny_max_order(); }
 
-/// The warp kernel's plan for an m x n batch: it takes every size it holds in registers
-/// (warp_plan), unless the blocked variant is forced or BATCHSVD_CUDA_NO_WARP is set (read on
-/// every call: benchmarks and tests compare it with the fused kernel on the same sizes).
+/// The warp kernel's plan for an m x n batch: the sizes warp_plan takes, unless the blocked
+/// variant is forced or BATCHSVD_CUDA_NO_WARP is set (read on every call: benchmarks and tests
+/// compare it with the fused kernel on the same sizes).
 template <class T> WarpPlan choose_warp(index_t m, index_t n, const Options& opts) {
     if (opts.variant == JacobiVariant::blocked || std::getenv("BATCHSVD_CUDA_NO_WARP")) return {};
     return warp_plan<T>(std::max(m, n), std::min(m, n));
@@ -331,6 +331,26 @@ void launch_qr(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real
                    [&](const auto& p) { run_qr<T>(p, opts, stream); });
 }
 
+/// Which path solves an m x n batch (min(m, n) > 0): the one rule behind the solve
+/// (gesvd_device), its workspace (host_solve_bytes) and its name (solve_path).
+enum class Path { qr, tiny, warp, fused, blocked };
+struct Route {
+    Path path = Path::fused;
+    WarpPlan warp;  ///< Path::warp
+    Plan plan;      ///< Path::fused
+};
+template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
+    Route r;
+    if (use_qr<T>(m, n, opts)) r.path = Path::qr;
+    else if (use_tiny(m, n)) r.path = Path::tiny;
+    else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
+    else {
+        r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
+        r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked ? Path::blocked : Path::fused;
+    }
+    return r;
+}
+
 }  // namespace
 
 template <class T>
@@ -343,26 +363,21 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), stream));
         return;
     }
-    const bool tall = m >= n;
-    const bool need_vw = tall ? opts.compute_v : opts.compute_u;
-    if (use_qr<T>(m, n, opts)) {  // QR pre-processing, then the SVD of R (qr_path.cu)
-        launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
-        return;
+    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
+    const Route r = route<T>(m, n, batch, opts);
+    switch (r.path) {
+        case Path::qr:  // QR pre-processing, then the SVD of R (qr_path.cu)
+            return launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::tiny:
+            return launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::warp:
+            return launch_warp<T>(r.warp, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw),
+                                  stream);
+        case Path::blocked:
+            return launch_blocked<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::fused:
+            return launch_fused<T>(r.plan, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
     }
-    if (use_tiny(m, n)) {
-        launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
-        return;
-    }
-    if (const WarpPlan wp = choose_warp<T>(m, n, opts); wp.fits) {
-        launch_warp<T>(wp, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw), stream);
-        return;
-    }
-    const Plan pl = make_plan<T>(m, n, batch, need_vw);
-    if (!pl.fits || opts.variant == JacobiVariant::blocked) {
-        launch_blocked<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
-        return;
-    }
-    launch_fused<T>(pl, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
 }
 
 namespace {
@@ -456,10 +471,9 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
     std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
     if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
     if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
-    if (use_qr<T>(m, n, opts))
-        bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
-    else if (!use_tiny(m, n) && (opts.variant == JacobiVariant::blocked || !make_plan<T>(m, n, 1, need_vw).fits))
-        bytes += blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    const Path path = route<T>(m, n, 1, opts).path;
+    if (path == Path::qr) bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    if (path == Path::blocked) bytes += blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     return bytes;
 }
 
@@ -571,16 +585,16 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
 
 template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts) {
     if (std::min(m, n) == 0) return "none";
-    if (use_qr<T>(m, n, opts)) return "qr";
-    if (use_tiny(m, n)) return "tiny";
-    if (const WarpPlan wp = choose_warp<T>(m, n, opts); wp.fits)
-        return "warp nc" + std::to_string(wp.nc) + " rpl" + std::to_string(wp.rpl);
-    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
-    const Plan pl = make_plan<T>(m, n, batch, need_vw);
-    if (!pl.fits || opts.variant == JacobiVariant::blocked)
-        return "blocked nb" + std::to_string(blocked_block_width(opts.block_width));
-    return "fused G" + std::to_string(pl.G) + " team" + std::to_string(pl.team_threads) + "x" +
-           std::to_string(pl.teams_per_block);
+    const Route r = route<T>(m, n, batch, opts);
+    switch (r.path) {
+        case Path::qr: return "qr";
+        case Path::tiny: return "tiny";
+        case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
+        case Path::blocked: return "blocked nb" + std::to_string(blocked_block_width(opts.block_width));
+        case Path::fused: break;
+    }
+    return "fused G" + std::to_string(r.plan.G) + " team" + std::to_string(r.plan.team_threads) + "x" +
+           std::to_string(r.plan.teams_per_block);
 }
 
 template <class T> index_t largest_fused_square(bool need_v) {
