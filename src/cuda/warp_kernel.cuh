@@ -3,23 +3,34 @@
 //
 // Lane l of a team holds rows l, l + NC, ..., l + (RPL - 1) NC of W (M x N, M <= NC RPL,
 // N <= NC; zero beyond M and N) and row l of V_W. A round-robin step (core/ordering.hpp) pairs
-// the NC columns into P = NC / 2 disjoint pairs, always the same register positions, the
-// columns moving one position between steps, so that every index is a compile-time constant
-// and the columns never leave the registers. Per
-// step every lane forms its rows' share of c = x^H y, a = |x|^2 and b = |y|^2 of every pair,
-// an xor reduce-scatter over the team (P shuffles per quantity) leaves the sums of pair k in
-// lanes 2k and 2k + 1, which compute its rotation (core/rotation.hpp, the same formulas and
-// test as every other path, on exact norms); lane 2k publishes it in shared memory
-// (double-buffered by step parity, so one __syncwarp per step) and every lane applies the
-// step's rotations to its rows of W and V. There is no block barrier and no shared-memory
-// traffic of columns: what the fused kernel (jacobi_kernel.cuh) streams through shared memory
-// on every step stays in registers. This is the W-cycle paper's section IV-B idea (a group
-// of lanes per column pair) turned around: the lanes split the rows, not the pairs, so the
-// per-pair work is a short reduction instead of a column stream.
+// the NC columns into P = NC / 2 disjoint pairs; the register positions of the pairs are
+// compile-time constants (see `slot` below), so the columns never leave the registers. Per
+// step every lane writes its rows' share of c = x^H y of every pair and of |x|^2 of every
+// column to shared memory; after one __syncwarp lane k + h P (h = 0, 1) sums pair k's c over
+// half of the team and the squared norm of one of its two columns over the whole team, and
+// one shuffle with lane k + (1 - h) P completes both (a transpose through shared memory: an
+// xor reduce-scatter by shuffles needs a select per value and round, which cost more than
+// the arithmetic). Lanes k and k + P then hold bitwise equal sums and compute pair k's
+// rotation (core/rotation.hpp, the same formulas and test as every other path, on exact
+// norms); lane k publishes it in shared memory (double-buffered by step parity) and every
+// lane applies the step's rotations to its rows of W and V. There is no block barrier and no
+// shared-memory traffic of columns: what the fused kernel (jacobi_kernel.cuh) streams through
+// shared memory on every step stays in registers. This is the W-cycle paper's section IV-B
+// idea (a group of lanes per column pair) turned around: the lanes split the rows, not the
+// pairs, so the per-pair work is a short reduction instead of a column stream.
+//
+// Column positions: the round robin moves every column but one by one position a step. The
+// kernel runs U steps (kWarpUnroll) with the pairs' positions shifted at compile time and
+// moves the registers once per U steps, which divides the register moves (about a quarter of
+// the instructions of a step at U = 1) by U. Convergence is a window of NC - 1 consecutive
+// steps without a rotation (any NC - 1 consecutive steps of the round robin meet every pair
+// once), so sweeps need not start at a multiple of U.
 //
 // When the sweeps end, W and V_W go to shared memory and the fused kernel's finalisation
 // (finalize.cuh: sigma, sorting, U = W / sigma, completion of zero columns) writes S, U, V.
 #pragma once
+
+#include <type_traits>
 
 #include "cuda/finalize.cuh"
 #include "cuda/kernel_common.cuh"
@@ -29,43 +40,105 @@ namespace batchsvd::cuda {
 /// Threads per block of the warp kernel (teams of NC lanes: 128 / NC matrices per block).
 inline constexpr int kWarpBlockThreads = 128;
 
-/// One step's rotation of one pair, as lane 2k publishes it: cs == 0 means no rotation.
+/// Round-robin steps per register move (see above). At 10000 x 32 x 32 on the H100, float64
+/// took 3.78, 3.66 and 3.88 ms with U = 1, 2 and 4, float32 1.63, 1.54 and 1.74 ms (larger
+/// bodies cost instruction-cache misses).
+#ifndef BATCHSVD_WARP_UNROLL
+#define BATCHSVD_WARP_UNROLL 2
+#endif
+inline constexpr int kWarpUnroll = BATCHSVD_WARP_UNROLL;
+
+/// Blocks per SM the register allocation must allow (__launch_bounds__; 1: the compiler's own
+/// choice, which is not the same as an explicit minimum of 1). Left to itself the
+/// compiler gives the float64 32-column kernel 252 registers (2 blocks of 128 threads per
+/// SM); held to 168 (3 blocks) it moves a few more registers and ran 7% faster (3.41 against
+/// 3.66 ms at 10000 x 32 x 32, H100). The same cap made the smaller instances slower (they
+/// took more registers than they need: float32 32 x 32 1.89 against 1.54 ms, float64 16 x 16
+/// 0.60 against 0.53), and complex ones spill under it: they keep the default.
+template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_blocks() {
+    return !core::is_complex_v<T> && (RPL + 1) * NC * int(sizeof(T)) / 4 >= 128 ? 3 : 1;  // 3 or 1 only
+}
+
+/// One step's rotation of one pair, as lane k publishes it (the identity, tw = 0 and cs = 1,
+/// for a pair that does not rotate).
 template <class T> struct alignas(16) WarpRotation {
     T tw;
     core::real_of_t<T> cs;
 };
 
-/// Shared memory of one team: the finalisation's layout (team_layout), then the rotations of
-/// two consecutive steps.
-__host__ __device__ inline std::size_t warp_team_bytes(const TeamLayout& l, int nc, std::size_t rot_size) {
-    return align16(l.bytes) + 2 * std::size_t(nc / 2) * rot_size;
+/// Shared memory of the per-step sums of one team: the partial dot products (P rows of NC
+/// values of T) and partial squared norms (NC rows of NC values of R), each row padded by 16
+/// bytes so that the lanes' 16-byte reads of eight different rows fall in different banks.
+struct WarpSums {
+    std::size_t c_stride, n_stride;  ///< row strides, in elements of T and of R
+    std::size_t off_n, bytes;        ///< offset of the norm rows, total bytes
+};
+__host__ __device__ inline WarpSums warp_sums_layout(int nc, std::size_t tsize, std::size_t rsize) {
+    WarpSums w;
+    w.c_stride = std::size_t(nc) + 16 / tsize;
+    w.n_stride = std::size_t(nc) + 16 / rsize;
+    w.off_n = align16(std::size_t(nc / 2) * w.c_stride * tsize);
+    w.bytes = align16(w.off_n + std::size_t(nc) * w.n_stride * rsize);
+    return w;
+}
+
+/// Shared memory of one team: the sums' rows, which the finalisation's layout (team_layout)
+/// reuses once the sweeps are over, then the rotations of two consecutive steps.
+__host__ __device__ inline std::size_t warp_rotations_offset(const TeamLayout& l, int nc, std::size_t tsize,
+                                                             std::size_t rsize) {
+    const std::size_t sums = warp_sums_layout(nc, tsize, rsize).bytes;
+    return align16(l.bytes > sums ? l.bytes : sums);
+}
+__host__ __device__ inline std::size_t warp_team_bytes(const TeamLayout& l, int nc, std::size_t tsize,
+                                                       std::size_t rsize, std::size_t rot_size) {
+    return warp_rotations_offset(l, nc, tsize, rsize) + 2 * std::size_t(nc / 2) * rot_size;
 }
 
 namespace detail {
 
-/// One round of team_reduce_scatter: v[0, SIZE) holds partial sums; the lane keeps the half
-/// its bit H selects and adds its partner's share of that half (compile-time indices only).
-template <int NC, int SIZE, int H, class T>
-__device__ __forceinline__ void reduce_scatter_round(T (&v)[NC / 2], int lane, unsigned mask) {
-    if constexpr (SIZE > 1) {
-        const bool upper = (lane & H) != 0;
-#pragma unroll
-        for (int i = 0; i < SIZE / 2; ++i) {
-            const T send = upper ? v[i] : v[i + SIZE / 2];
-            const T keep = upper ? v[i + SIZE / 2] : v[i];
-            v[i] = add(keep, shfl_xor(send, H, mask, NC));
-        }
-        reduce_scatter_round<NC, SIZE / 2, H / 2>(v, lane, mask);
-    }
+/// Register position that holds round-robin slot q (core::round_robin_pair's slots) J steps
+/// after the last register move: slot 0 stays, slots 1 .. NC - 1 rotate.
+template <int NC> __host__ __device__ constexpr int slot(int q, int J) {
+    return q == 0 ? 0 : 1 + (q - 1 + J) % (NC - 1);
 }
 
-/// Sums each of the P = NC / 2 values v[0..P) over the NC lanes of a team; on return v[0] of
-/// lane l holds the sum of value l / 2 (lanes 2k and 2k + 1 hold bitwise equal sums).
-/// Recursive halving on lane bits log2(NC) - 1 .. 1, then an exchange on bit 0: P shuffles.
-template <int NC, class T>
-__device__ __forceinline__ void team_reduce_scatter(T (&v)[NC / 2], int lane, unsigned mask) {
-    reduce_scatter_round<NC, NC / 2, NC / 2>(v, lane, mask);
-    v[0] = add(v[0], shfl_xor(v[0], 1, mask, NC));
+/// Sum of COUNT values of T at `row` (16-byte aligned), read 16 bytes at a time, with one
+/// accumulator per position in the 16-byte word and two words in flight.
+template <class T, int COUNT> __device__ __forceinline__ T sum_row(const T* row) {
+    using R = core::real_of_t<T>;
+    constexpr int VR = 16 / int(sizeof(R));           // R values per 16-byte read
+    constexpr int NR = COUNT * int(sizeof(T) / sizeof(R));
+    static_assert(NR % VR == 0, "rows are read 16 bytes at a time");
+    using Vec = std::conditional_t<sizeof(R) == 8, double2, float4>;
+    const Vec* v = reinterpret_cast<const Vec*>(row);
+    R acc[2][VR] = {};
+#pragma unroll
+    for (int i = 0; i < NR / VR; ++i) {
+        const Vec x = v[i];
+        if constexpr (VR == 2) {
+            acc[i & 1][0] += x.x;
+            acc[i & 1][1] += x.y;
+        } else {
+            acc[i & 1][0] += x.x;
+            acc[i & 1][1] += x.y;
+            acc[i & 1][2] += x.z;
+            acc[i & 1][3] += x.w;
+        }
+    }
+    if constexpr (core::is_complex_v<T>) {  // positions alternate real and imaginary parts
+        R re = 0, im = 0;
+#pragma unroll
+        for (int j = 0; j < VR; j += 2) {
+            re += acc[0][j] + acc[1][j];
+            im += acc[0][j + 1] + acc[1][j + 1];
+        }
+        return T(re, im);
+    } else {
+        R s = 0;
+#pragma unroll
+        for (int j = 0; j < VR; ++j) s += acc[0][j] + acc[1][j];
+        return s;
+    }
 }
 
 /// Maximum over the lanes of a team (every lane gets it).
@@ -87,14 +160,119 @@ __device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_
     y = core::scale(core::axpy(tw, xo, yo), cs);
 }
 
+/// Exact sums of the step J positions after the last register move: on return lanes k and
+/// k + P (k = lane mod P) hold c of pair k and the squared norms a, b of its two columns,
+/// bitwise equal in both lanes. The rows may be written again only after the team's next
+/// __syncwarp.
+template <int NC, int RPL, int J, class T>
+__device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows, core::real_of_t<T>* n_rows,
+                                               const WarpSums& ws, int lane, unsigned mask, T& c,
+                                               core::real_of_t<T>& a, core::real_of_t<T>& b) {
+    using R = core::real_of_t<T>;
+    constexpr int P = NC / 2;
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+        T cc = T(R(0));
+#pragma unroll
+        for (int e = 0; e < RPL; ++e) cc = core::fma_conj(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], cc);
+        c_rows[std::size_t(k) * ws.c_stride + lane] = cc;
+    }
+#pragma unroll
+    for (int q = 0; q < NC; ++q) {
+        R nn = 0;
+#pragma unroll
+        for (int e = 0; e < RPL; ++e) nn += core::abs2(W[e][slot<NC>(q, J)]);
+        n_rows[std::size_t(q) * ws.n_stride + lane] = nn;
+    }
+    __syncwarp(mask);
+    const int k = lane % P, h = lane / P;
+    c = sum_row<T, P>(c_rows + std::size_t(k) * ws.c_stride + h * P);
+    const R own = sum_row<R, NC>(n_rows + std::size_t(h ? NC - 1 - k : k) * ws.n_stride);
+    c = add(c, shfl_xor(c, P, mask, NC));
+    const R other = __shfl_xor_sync(mask, own, P, NC);
+    a = h ? other : own;
+    b = h ? own : other;
+}
+
+
+/// Step J after the last register move of one team: sums, rotations, application. Returns
+/// true when the sweeps are over (converged, or max_steps reached).
+template <int NC, int RPL, int J, class T>
+__device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], bool need_v, T* c_rows,
+                                          core::real_of_t<T>* n_rows, const WarpSums& ws,
+                                          WarpRotation<T>* rot, long long& steps, int& quiet,
+                                          bool& converged, long long max_steps,
+                                          const core::Tolerance<core::real_of_t<T>>& tol, int lane,
+                                          unsigned mask) {
+    using R = core::real_of_t<T>;
+    constexpr int P = NC / 2;
+    T c;
+    R na, nb;
+    team_pair_sums<NC, RPL, J>(W, c_rows, n_rows, ws, lane, mask, c, na, nb);
+    const R absc = core::abs_of(c);
+    // Computed before the test's outcome (side by side with its square roots), on harmless
+    // stand-ins for a pair with a zero column or an exact zero dot product (padding columns
+    // when N < NC): 0 / 0 and sqrt(0) take the slow special-case paths of the FP64 division
+    // and square root, which cost 20% at 10 x 10 and 18 x 18.
+    const bool live = absc > R(0) && na > R(0) && nb > R(0);
+    const core::Rotation<R> r = core::jacobi_rotation(live ? na : R(1), live ? nb : R(2), live ? absc : R(1));
+    const bool turn = live && core::needs_rotation(absc, na, nb, tol);
+    WarpRotation<T> mine{T(R(0)), R(1)};  // the identity
+    if (turn) {
+        mine.tw = core::rotation_twiddle(c, absc, r.t);
+        mine.cs = r.cs;
+    }
+    // Buffer by the parity of the step: the one written now was last read two steps ago,
+    // before the last __syncwarp.
+    WarpRotation<T>* buf = rot + (steps & 1) * P;
+    if (lane < P) buf[lane] = mine;
+    const bool any = __any_sync(mask, turn);
+    __syncwarp(mask);
+    if (any) {  // uniform over the team; the pairs that do not turn apply the identity
+#pragma unroll
+        for (int k = 0; k < P; ++k) {
+            const WarpRotation<T> rk = buf[k];
+#pragma unroll
+            for (int e = 0; e < RPL; ++e)
+                rotate_pair(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
+            if (need_v) rotate_pair(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
+        }
+    }
+    ++steps;
+    quiet = any ? 0 : quiet + 1;
+    converged = quiet >= NC - 1;
+    return converged || steps >= max_steps;
+}
+
+/// Steps J .. U - 1 after the last register move; true when the sweeps are over.
+template <int NC, int RPL, int J, int U, class T>
+__device__ __forceinline__ bool warp_steps(T (&W)[RPL][NC], T (&V)[NC], bool need_v, T* c_rows,
+                                           core::real_of_t<T>* n_rows, const WarpSums& ws,
+                                           WarpRotation<T>* rot, long long& steps, int& quiet,
+                                           bool& converged, long long max_steps,
+                                           const core::Tolerance<core::real_of_t<T>>& tol, int lane,
+                                           unsigned mask) {
+    if (warp_step<NC, RPL, J>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged, max_steps, tol,
+                              lane, mask))
+        return true;
+    if constexpr (J + 1 < U)
+        return warp_steps<NC, RPL, J + 1, U>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged,
+                                             max_steps, tol, lane, mask);
+    return false;
+}
+
 }  // namespace detail
 
 /// One team of NC lanes per matrix, RPL rows of W per lane (M <= NC RPL, N <= NC).
 template <class T, int NC, int RPL>
-__global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const JacobiParams<T> p) {
+__device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
+    // Complex instances keep U = 1: at 32 columns (complex64) and 16 (complex128) U = 2
+    // needs more than the 255 registers a thread has.
+    constexpr int U = kWarpUnroll;
     static_assert(NC == 8 || NC == 16 || NC == 32);
+    static_assert(U >= 1 && U < NC - 1);
     extern __shared__ __align__(16) unsigned char smem_raw[];
 
     const int team = threadIdx.x / NC;
@@ -104,8 +282,12 @@ __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const Ja
     const unsigned mask = NC == 32 ? 0xffffffffu : (((1u << NC) - 1u) << ((threadIdx.x & 31) & ~(NC - 1)));
     const int M = p.M, N = p.N;
     const TeamLayout& L = p.layout;
-    unsigned char* base = smem_raw + std::size_t(team) * warp_team_bytes(L, NC, sizeof(WarpRotation<T>));
-    WarpRotation<T>* rot = reinterpret_cast<WarpRotation<T>*>(base + align16(L.bytes));
+    const WarpSums ws = warp_sums_layout(NC, sizeof(T), sizeof(R));
+    const std::size_t rot_off = warp_rotations_offset(L, NC, sizeof(T), sizeof(R));
+    unsigned char* base = smem_raw + std::size_t(team) * (rot_off + 2 * P * sizeof(WarpRotation<T>));
+    WarpRotation<T>* rot = reinterpret_cast<WarpRotation<T>*>(base + rot_off);
+    T* c_rows = reinterpret_cast<T*>(base);
+    R* n_rows = reinterpret_cast<R*>(base + ws.off_n);
 
     // ---- load: lane l holds rows l + NC e of W = A or A^H ---------------------------------
     T W[RPL][NC];
@@ -142,102 +324,61 @@ __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const Ja
     const bool need_v = p.need_vw;
     // V_W in registers too (row `lane`). Keeping it in shared memory instead (each lane its
     // own row) frees NC registers, but measured slower: 5.75 against 5.09 ms at
-    // 10000 x 32 x 32 float64, 4.98 against 4.56 ms in complex64 (H100).
+    // 10000 x 32 x 32 float64, 4.98 against 4.56 ms in complex64 (H100, session 3).
     T V[NC];
 #pragma unroll
     for (int c = 0; c < NC; ++c) V[c] = T(R(lane == c && c < N ? 1 : 0));
     const core::Tolerance<R> tol{p.tol, core::negligible_norm(scalbn(amax, scale_e))};
 
-    // ---- sweeps: NC - 1 round-robin steps of P pairs each ---------------------------------
-    // Register position q holds the column core::round_robin_pair puts in slot q at the
-    // current step: pair k of every step is positions (k, NC - 1 - k), and between steps the
-    // columns move one position along the cycle 1 .. NC - 1 (register moves, no index that is
-    // not a compile-time constant). After NC - 1 steps, a whole sweep, every column is back in
-    // its own position.
-    int sweeps = 0;
+    // ---- steps: U at a time between register moves ---------------------------------------
+    // `moved`: register moves so far (mod NC - 1); position q then holds column
+    // slot(q, moved) (the round robin's slot q of step `moved`, its step 0 being the start).
+    const long long max_steps = (long long)p.max_sweeps * (NC - 1);
+    long long steps = 0;
+    int quiet = 0;  // consecutive steps without a rotation
+    int moved = 0;
     bool converged = false;
-    for (int sweep = 0; sweep < p.max_sweeps; ++sweep) {
-        bool rotated = false;
-        for (int s = 0; s < NC - 1; ++s) {
-            // One quantity at a time, so that only P partial sums are live beside W and V.
-            T c[P];
-            R na[P], nb[P];
-#pragma unroll
-            for (int k = 0; k < P; ++k) {
-                T cc = T(R(0));
-#pragma unroll
-                for (int e = 0; e < RPL; ++e) cc = core::fma_conj(W[e][k], W[e][NC - 1 - k], cc);
-                c[k] = cc;
-            }
-            detail::team_reduce_scatter<NC>(c, lane, mask);
-#pragma unroll
-            for (int k = 0; k < P; ++k) {
-                R aa = 0;
-#pragma unroll
-                for (int e = 0; e < RPL; ++e) aa += core::abs2(W[e][k]);
-                na[k] = aa;
-            }
-            detail::team_reduce_scatter<NC>(na, lane, mask);
-#pragma unroll
-            for (int k = 0; k < P; ++k) {
-                R bb = 0;
-#pragma unroll
-                for (int e = 0; e < RPL; ++e) bb += core::abs2(W[e][NC - 1 - k]);
-                nb[k] = bb;
-            }
-            detail::team_reduce_scatter<NC>(nb, lane, mask);
-            // Lanes 2k and 2k + 1 hold pair k's sums; lane 2k publishes its rotation.
-            WarpRotation<T> mine{T(R(0)), R(0)};
-            const R absc = core::abs_of(c[0]);
-            // Computed before the test's outcome (side by side with its square roots), on
-            // harmless stand-ins for a pair with a zero column or an exact zero dot product
-            // (padding columns when N < NC): 0 / 0 and sqrt(0) take the slow special-case
-            // paths of the FP64 division and square root, which cost 20% at 10 x 10 and 18 x 18.
-            const bool live = absc > R(0) && na[0] > R(0) && nb[0] > R(0);
-            const core::Rotation<R> r = core::jacobi_rotation(live ? na[0] : R(1), live ? nb[0] : R(2),
-                                                              live ? absc : R(1));
-            if (live && core::needs_rotation(absc, na[0], nb[0], tol)) {
-                mine.tw = core::rotation_twiddle(c[0], absc, r.t);
-                mine.cs = r.cs;
-                rotated = true;
-            }
-            // Buffer by the parity of the step counted over all sweeps (NC - 1 steps a sweep
-            // is odd): the buffer written now was last read two steps ago, before the last
-            // __syncwarp.
-            WarpRotation<T>* buf = rot + ((s + sweep) & 1) * P;
-            if ((lane & 1) == 0) buf[lane / 2] = mine;
-            __syncwarp(mask);
-#pragma unroll
-            for (int k = 0; k < P; ++k) {
-                const WarpRotation<T> r = buf[k];
-                if (r.cs == R(0)) continue;  // uniform over the team
-#pragma unroll
-                for (int e = 0; e < RPL; ++e) detail::rotate_pair(W[e][k], W[e][NC - 1 - k], r.tw, r.cs);
-                if (need_v) detail::rotate_pair(V[k], V[NC - 1 - k], r.tw, r.cs);
-            }
-            // Next step: position q takes the column of position q + 1 (q = NC - 1: of 1).
-#pragma unroll
-            for (int e = 0; e < RPL; ++e) {
-                const T first = W[e][1];
-#pragma unroll
-                for (int q = 1; q < NC - 1; ++q) W[e][q] = W[e][q + 1];
-                W[e][NC - 1] = first;
-            }
-            if (need_v) {
-                const T first = V[1];
-#pragma unroll
-                for (int q = 1; q < NC - 1; ++q) V[q] = V[q + 1];
-                V[NC - 1] = first;
-            }
-        }
-        ++sweeps;
-        if (!__any_sync(mask, rotated)) {
-            converged = true;
+    const int k = lane % P;
+    const bool publisher = lane < P;
+    for (;;) {
+        if (detail::warp_steps<NC, RPL, 0, U>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged,
+                                              max_steps, tol, lane, mask))
             break;
+        // Move the registers U positions along the cycle 1 .. NC - 1: position q takes the
+        // column of position slot(q, U).
+#pragma unroll
+        for (int e = 0; e < RPL; ++e) {
+            T old[NC];
+#pragma unroll
+            for (int q = 0; q < NC; ++q) old[q] = W[e][q];
+#pragma unroll
+            for (int q = 1; q < NC; ++q) W[e][q] = old[detail::slot<NC>(q, U)];
         }
+        if (need_v) {
+            T old[NC];
+#pragma unroll
+            for (int q = 0; q < NC; ++q) old[q] = V[q];
+#pragma unroll
+            for (int q = 1; q < NC; ++q) V[q] = old[detail::slot<NC>(q, U)];
+        }
+        moved = (moved + U) % (NC - 1);
     }
+    const int sweeps = int((steps + NC - 2) / (NC - 1));
 
     // ---- finalisation through shared memory (finalize.cuh) -------------------------------
+    // Squared column norms first (through the sums' rows, which the layout below reuses):
+    // lanes k and k + P hold those of positions k and NC - 1 - k.
+    R own_norm;
+    int own_col;
+    {
+        T c;
+        R na, nb;
+        detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, mask, c, na, nb);
+        const int q = publisher ? k : NC - 1 - k;
+        own_col = detail::slot<NC>(q, moved);
+        own_norm = publisher ? na : nb;
+        __syncwarp(mask);  // the rows are read: the layout below may overwrite them
+    }
     T* Ws = reinterpret_cast<T*>(base + L.off_w);
     T* Vs = reinterpret_cast<T*>(base + L.off_v);
     R* norms = reinterpret_cast<R*>(base + L.off_norm);
@@ -247,41 +388,32 @@ __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const Ja
     int* flags = done + N;
     const int ldw = L.ldw, ldv = L.ldv;
 #pragma unroll
-    for (int e = 0; e < RPL; ++e)
+    for (int q = 0; q < NC; ++q) {
+        const int col = detail::slot<NC>(q, moved);
+        if (col < N) {
 #pragma unroll
-        for (int c = 0; c < NC; ++c)
-            if (lane + NC * e < M && c < N) Ws[lane + NC * e + c * ldw] = W[e][c];
-    if (need_v && lane < N) {
-#pragma unroll
-        for (int c = 0; c < NC; ++c)
-            if (c < N) Vs[lane + c * ldv] = V[c];
+            for (int e = 0; e < RPL; ++e)
+                if (lane + NC * e < M) Ws[lane + NC * e + col * ldw] = W[e][q];
+            if (need_v && lane < N) Vs[lane + col * ldv] = V[q];
+        }
     }
     for (int i = lane; i < 8; i += NC) flags[i] = 0;
-    // Squared column norms: after a reduce-scatter in the pairing of the steps, lane 2k holds
-    // column k's and lane 2k + 1 column NC - 1 - k's.
-    {
-        R na[P], nb[P];
-#pragma unroll
-        for (int k = 0; k < P; ++k) {
-            R aa = 0, bb = 0;
-#pragma unroll
-            for (int e = 0; e < RPL; ++e) {
-                aa += core::abs2(W[e][k]);
-                bb += core::abs2(W[e][NC - 1 - k]);
-            }
-            na[k] = aa;
-            nb[k] = bb;
-        }
-        detail::team_reduce_scatter<NC>(na, lane, mask);
-        detail::team_reduce_scatter<NC>(nb, lane, mask);
-        const int col = (lane & 1) ? NC - 1 - lane / 2 : lane / 2;
-        if (col < N) norms[col] = (lane & 1) ? nb[0] : na[0];
-    }
+    if (own_col < N) norms[own_col] = own_norm;
     detail::TeamSync sync{mask, true};
     sync();
     finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done,
                             scratch, flags, tol.negligible, scale_e, converged ? 0 : sweeps, lane, NC,
                             sync);
+}
+
+/// The kernel: warp_min_blocks picks the variant with the register cap.
+template <class T, int NC, int RPL>
+__global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const JacobiParams<T> p) {
+    warp_jacobi_solve<T, NC, RPL>(p);
+}
+template <class T, int NC, int RPL>
+__global__ void __launch_bounds__(kWarpBlockThreads, 3) warp_jacobi_kernel_capped(const JacobiParams<T> p) {
+    warp_jacobi_solve<T, NC, RPL>(p);
 }
 
 }  // namespace batchsvd::cuda

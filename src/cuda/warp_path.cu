@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <complex>
 #include <type_traits>
 
@@ -24,11 +25,14 @@ void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
         using R = core::real_of_t<DT>;
         p.layout = team_layout(p.M, p.N, p.need_vw, sizeof(DT), sizeof(R));
         constexpr int teams = kWarpBlockThreads / NC;
-        const std::size_t smem = std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(WarpRotation<DT>));
+        const std::size_t smem = std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(DT), sizeof(R), sizeof(WarpRotation<DT>));
         const index_t blocks = (p.batch + teams - 1) / teams;
         if (blocks > INT_MAX)
             throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
-        const auto kernel = &warp_jacobi_kernel<DT, NC, RPL>;
+        const auto kernel = [] {  // only the variant in use is instantiated
+            if constexpr (warp_min_blocks<DT, NC, RPL>() == 3) return &warp_jacobi_kernel_capped<DT, NC, RPL>;
+            else return &warp_jacobi_kernel<DT, NC, RPL>;
+        }();
         if (smem > 48 * 1024)
             BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
         kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
@@ -46,11 +50,19 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     const index_t need = std::max<index_t>(N, (M + 1) / 2);  // nc >= N and 2 nc >= M
     const int nc = need <= 8 ? 8 : need <= 16 ? 16 : 32;
     // A team's step costs the same for any N <= nc (padding columns ride along), while the
-    // fused kernel's cost falls about as N^3: at 1000 x 24 x 24 float64 the fused kernel took
-    // 0.56 ms and the warp kernel 0.83 (0.64 with the padding guard), and the fused kernel's
-    // times at 8, 16 and 32 (0.134, 0.86, 7.1 ms at batch 10000) put the crossover near
-    // N = 7/8 nc. Below it, the fused kernel.
-    if (8 * N < 7 * nc) return wp;
+    // fused kernel's cost falls about as N^3, so padded sizes go back to the fused kernel.
+    // Measured crossover (batch 10000, H100, both kernels over orders 10..30): the warp kernel
+    // wins from N = 26 (float64) and 22 (float32) at nc = 32, from 12 and 11 at nc = 16, i.e.
+    // from 13/16 and 11/16 of the team. complex64 takes 13/16 too: its warp kernel ran
+    // 28 x 28 in 4.10 ms where the fused kernel took 6.25 ms at 26 x 26 (the warp kernel's
+    // time hardly depends on N). complex128 and nc = 8 keep the earlier 7/8 (the fused kernel
+    // won at 12 x 12 complex128, 1.07 against about 1.2 ms for any team of 16).
+    // BATCHSVD_CUDA_WARP_ANY_FILL (measurements only) lifts the rule.
+    using R = core::real_of_t<T>;
+    const bool c128 = core::is_complex_v<T> && sizeof(R) == 8;
+    const int sixteenths = c128 || nc == 8 ? 14 : sizeof(R) == 8 || core::is_complex_v<T> ? 13 : 11;
+    static const bool any_fill = std::getenv("BATCHSVD_CUDA_WARP_ANY_FILL") != nullptr;
+    if (16 * N < sixteenths * nc && !any_fill) return wp;
     const int rpl = M <= nc ? 1 : 2;
     if (w_words(nc, rpl, sizeof(T)) > kWarpMaxWords) return wp;
     wp.fits = true;

@@ -11,8 +11,9 @@ namespace batchsvd::cuda {
 
 /// How the warp kernel runs an M x N working matrix (M >= N): a team of nc lanes per matrix,
 /// rpl rows of W per lane. fits is false where no instantiation holds the matrix in
-/// registers (N > 32, M > 2 nc, or too many registers for the type), and where N is below
-/// 7/8 of the team (the fused kernel is faster there).
+/// registers (N > 32, M > 2 nc, or too many registers for the type), and where N fills too
+/// little of the team (measured: below 13/16 in float64 and complex64, 11/16 in float32; 7/8
+/// for complex128 and teams of 8), where the fused kernel is faster.
 struct WarpPlan {
     bool fits = false;
     int nc = 0, rpl = 0;
