@@ -16,13 +16,17 @@ BATCHSVD_HD int round_robin_width(int n) { return n + (n & 1); }
 BATCHSVD_HD int round_robin_steps(int n) { return round_robin_width(n) - 1; }
 BATCHSVD_HD int round_robin_pairs(int n) { return round_robin_width(n) / 2; }
 
-/// Pair `p` (0 <= p < round_robin_pairs(n)) of step `s` (0 <= s < round_robin_steps(n)).
-/// Circle method: slot 0 holds column 0, slots 1..n'-1 rotate by one each step, and slot p
-/// plays slot n'-1-p.
+/// Column in slot q at step s of the circle method on w (even) columns: slot 0 holds column
+/// 0, slots 1..w-1 rotate by one each step. Any s >= 0 (the pattern repeats every w - 1).
+BATCHSVD_HD constexpr int round_robin_slot(int w, int s, int q) {
+    return q == 0 ? 0 : 1 + (q - 1 + s) % (w - 1);
+}
+
+/// Pair `p` (0 <= p < round_robin_pairs(n)) of step `s` (0 <= s < round_robin_steps(n)):
+/// slot p plays slot n'-1-p.
 BATCHSVD_HD IndexPair round_robin_pair(int n, int s, int p) {
     const int w = round_robin_width(n);
-    auto slot = [w, s](int q) { return q == 0 ? 0 : 1 + (q - 1 + s) % (w - 1); };
-    const int x = slot(p), y = slot(w - 1 - p);
+    const int x = round_robin_slot(w, s, p), y = round_robin_slot(w, s, w - 1 - p);
     return x < y ? IndexPair{x, y} : IndexPair{y, x};
 }
 

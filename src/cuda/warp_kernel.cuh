@@ -96,11 +96,9 @@ __host__ __device__ inline std::size_t warp_team_bytes(const TeamLayout& l, int 
 
 namespace detail {
 
-/// Register position that holds round-robin slot q (core::round_robin_pair's slots) J steps
-/// after the last register move: slot 0 stays, slots 1 .. NC - 1 rotate.
-template <int NC> __host__ __device__ constexpr int slot(int q, int J) {
-    return q == 0 ? 0 : 1 + (q - 1 + J) % (NC - 1);
-}
+/// Register position that holds round-robin slot q J steps after the last register move:
+/// core::round_robin_slot, the registers standing for the columns of step 0.
+template <int NC> __host__ __device__ constexpr int slot(int q, int J) { return core::round_robin_slot(NC, J, q); }
 
 /// Sum of COUNT values of T at `row` (16-byte aligned), read 16 bytes at a time, with one
 /// accumulator per position in the 16-byte word and two words in flight.
@@ -195,20 +193,34 @@ __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows,
 }
 
 
+/// What the steps of one team share: its shared memory, lane, limits, and the progress
+/// counters the steps update.
+template <class T> struct WarpTeam {
+    T* c_rows;
+    core::real_of_t<T>* n_rows;
+    WarpSums ws;
+    WarpRotation<T>* rot;  ///< rotations of two consecutive steps
+    core::Tolerance<core::real_of_t<T>> tol;
+    long long max_steps;
+    int lane;
+    unsigned mask;
+    bool need_v;
+    long long steps = 0;  ///< steps done
+    int quiet = 0;        ///< consecutive steps without a rotation
+    bool converged = false;
+};
+
 /// Step J after the last register move of one team: sums, rotations, application. Returns
 /// true when the sweeps are over (converged, or max_steps reached).
 template <int NC, int RPL, int J, class T>
-__device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], bool need_v, T* c_rows,
-                                          core::real_of_t<T>* n_rows, const WarpSums& ws,
-                                          WarpRotation<T>* rot, long long& steps, int& quiet,
-                                          bool& converged, long long max_steps,
-                                          const core::Tolerance<core::real_of_t<T>>& tol, int lane,
-                                          unsigned mask) {
+__device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
     using R = core::real_of_t<T>;
+    const int lane = t.lane;
+    const unsigned mask = t.mask;
     constexpr int P = NC / 2;
     T c;
     R na, nb;
-    team_pair_sums<NC, RPL, J>(W, c_rows, n_rows, ws, lane, mask, c, na, nb);
+    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, c, na, nb);
     const R absc = core::abs_of(c);
     // Computed before the test's outcome (side by side with its square roots), on harmless
     // stand-ins for a pair with a zero column or an exact zero dot product (padding columns
@@ -216,7 +228,7 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], bool need
     // and square root, which cost 20% at 10 x 10 and 18 x 18.
     const bool live = absc > R(0) && na > R(0) && nb > R(0);
     const core::Rotation<R> r = core::jacobi_rotation(live ? na : R(1), live ? nb : R(2), live ? absc : R(1));
-    const bool turn = live && core::needs_rotation(absc, na, nb, tol);
+    const bool turn = live && core::needs_rotation(absc, na, nb, t.tol);
     WarpRotation<T> mine{T(R(0)), R(1)};  // the identity
     if (turn) {
         mine.tw = core::rotation_twiddle(c, absc, r.t);
@@ -224,7 +236,7 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], bool need
     }
     // Buffer by the parity of the step: the one written now was last read two steps ago,
     // before the last __syncwarp.
-    WarpRotation<T>* buf = rot + (steps & 1) * P;
+    WarpRotation<T>* buf = t.rot + (t.steps & 1) * P;
     if (lane < P) buf[lane] = mine;
     const bool any = __any_sync(mask, turn);
     __syncwarp(mask);
@@ -235,29 +247,20 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], bool need
 #pragma unroll
             for (int e = 0; e < RPL; ++e)
                 rotate_pair(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
-            if (need_v) rotate_pair(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
+            if (t.need_v) rotate_pair(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
         }
     }
-    ++steps;
-    quiet = any ? 0 : quiet + 1;
-    converged = quiet >= NC - 1;
-    return converged || steps >= max_steps;
+    ++t.steps;
+    t.quiet = any ? 0 : t.quiet + 1;
+    t.converged = t.quiet >= NC - 1;
+    return t.converged || t.steps >= t.max_steps;
 }
 
 /// Steps J .. U - 1 after the last register move; true when the sweeps are over.
 template <int NC, int RPL, int J, int U, class T>
-__device__ __forceinline__ bool warp_steps(T (&W)[RPL][NC], T (&V)[NC], bool need_v, T* c_rows,
-                                           core::real_of_t<T>* n_rows, const WarpSums& ws,
-                                           WarpRotation<T>* rot, long long& steps, int& quiet,
-                                           bool& converged, long long max_steps,
-                                           const core::Tolerance<core::real_of_t<T>>& tol, int lane,
-                                           unsigned mask) {
-    if (warp_step<NC, RPL, J>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged, max_steps, tol,
-                              lane, mask))
-        return true;
-    if constexpr (J + 1 < U)
-        return warp_steps<NC, RPL, J + 1, U>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged,
-                                             max_steps, tol, lane, mask);
+__device__ __forceinline__ bool warp_steps(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
+    if (warp_step<NC, RPL, J>(W, V, t)) return true;
+    if constexpr (J + 1 < U) return warp_steps<NC, RPL, J + 1, U>(W, V, t);
     return false;
 }
 
@@ -284,7 +287,8 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     const TeamLayout& L = p.layout;
     const WarpSums ws = warp_sums_layout(NC, sizeof(T), sizeof(R));
     const std::size_t rot_off = warp_rotations_offset(L, NC, sizeof(T), sizeof(R));
-    unsigned char* base = smem_raw + std::size_t(team) * (rot_off + 2 * P * sizeof(WarpRotation<T>));
+    unsigned char* base =
+        smem_raw + std::size_t(team) * warp_team_bytes(L, NC, sizeof(T), sizeof(R), sizeof(WarpRotation<T>));
     WarpRotation<T>* rot = reinterpret_cast<WarpRotation<T>*>(base + rot_off);
     T* c_rows = reinterpret_cast<T*>(base);
     R* n_rows = reinterpret_cast<R*>(base + ws.off_n);
@@ -333,17 +337,12 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     // ---- steps: U at a time between register moves ---------------------------------------
     // `moved`: register moves so far (mod NC - 1); position q then holds column
     // slot(q, moved) (the round robin's slot q of step `moved`, its step 0 being the start).
-    const long long max_steps = (long long)p.max_sweeps * (NC - 1);
-    long long steps = 0;
-    int quiet = 0;  // consecutive steps without a rotation
+    detail::WarpTeam<T> t{c_rows, n_rows, ws, rot, tol, (long long)p.max_sweeps * (NC - 1), lane, mask, need_v};
     int moved = 0;
-    bool converged = false;
     const int k = lane % P;
     const bool publisher = lane < P;
     for (;;) {
-        if (detail::warp_steps<NC, RPL, 0, U>(W, V, need_v, c_rows, n_rows, ws, rot, steps, quiet, converged,
-                                              max_steps, tol, lane, mask))
-            break;
+        if (detail::warp_steps<NC, RPL, 0, U>(W, V, t)) break;
         // Move the registers U positions along the cycle 1 .. NC - 1: position q takes the
         // column of position slot(q, U).
 #pragma unroll
@@ -363,7 +362,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
         }
         moved = (moved + U) % (NC - 1);
     }
-    const int sweeps = int((steps + NC - 2) / (NC - 1));
+    const int sweeps = int((t.steps + NC - 2) / (NC - 1));
 
     // ---- finalisation through shared memory (finalize.cuh) -------------------------------
     // Squared column norms first (through the sums' rows, which the layout below reuses):
@@ -402,7 +401,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     detail::TeamSync sync{mask, true};
     sync();
     finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done,
-                            scratch, flags, tol.negligible, scale_e, converged ? 0 : sweeps, lane, NC,
+                            scratch, flags, tol.negligible, scale_e, t.converged ? 0 : sweeps, lane, NC,
                             sync);
 }
 
