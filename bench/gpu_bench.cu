@@ -6,8 +6,10 @@
 // the whole batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled
 // before every run outside the timed region; times are CUDA events around the call after a
 // warm-up, the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s).
-// batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK; on
-// a `geo` batch (kappa 1e10 double, 1e5 single) the errors of gesvda are measured next to ours.
+// batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK
+// (past ~670^3 multiply-adds, on one matrix on the GPU in FP64: gpu_errors.hpp; the CSV's
+// errors_by column says which); on a `geo` batch (kappa 1e10 double, 1e5 single, host sizes
+// only) the errors of gesvda are measured next to ours.
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
@@ -17,9 +19,12 @@
 //   off (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
-//   --group quick|small|square|tall|wide|large|tiny: the issue-7 case lists (quick is the
+//   --group quick|small|square|square_1000|tall|wide|large|tiny: the issue-7 case lists
+//   (square_1000 is the square group's order 1000, on its own: ~8 minutes on an H100 with
+//   --cpu-baseline; quick is the
 //   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
-//   (default 30) is skipped and named in the CSV's skipped_over_cap column.
+//   (default 30) is skipped and named in the CSV's skipped_over_cap column, which also names
+//   a peer that failed ("gesvda(failed)") or could not size its workspace.
 //   --host-memory: also time the batch from pinned host memory (transfers included), as the
 //   library chooses and streamed in 8 chunks.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
@@ -35,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -45,6 +51,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "cuda/fused_plan.hpp"
+#include "gpu_errors.hpp"
 #include "lapack_loop.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
@@ -70,15 +77,27 @@ namespace {
 
 const double nan_ms = std::numeric_limits<double>::quiet_NaN();
 
+/// Host to device, ordered on stream s and complete on return. (A plain cudaMemcpy from
+/// pageable memory may return before its DMA lands, and runs on the legacy stream, which the
+/// benchmark's non-blocking stream does not wait for: a solver launched next could read the
+/// previous contents. Seen on the GPU as O(1) errors of whichever library ran next.)
+template <class T> void to_device(T* dst, const T* src, std::size_t count, cudaStream_t s) {
+    CK(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyHostToDevice, s));
+    CK(cudaStreamSynchronize(s));
+}
+
 template <class T> T conj_of(const T& x) {
     if constexpr (std::is_same_v<T, real_t<T>>) return x; else return std::conj(x);
 }
 
 /// Matrices whose errors are measured on the host (LAPACK reference values and wide-precision
 /// products, O(m n k) each, about a minute at 1024^3 in long double): at most `want`, and no
-/// more than about 3e8 multiply-adds in all; 0 (errors not measured, NaN in the CSV) for a
-/// single matrix past that (n > ~670).
+/// more than about 3e8 multiply-adds in all; 0 for a single matrix past that (n > ~670), whose
+/// errors are then measured on the GPU instead (gpu_errors.hpp, one matrix).
+/// BATCHSVD_BENCH_GPU_ERRORS=1 takes every size to the GPU measures (to compare the two).
 index_t measure_count(index_t m, index_t n, index_t want) {
+    static const bool gpu_only = std::getenv("BATCHSVD_BENCH_GPU_ERRORS") != nullptr;
+    if (gpu_only) return 0;
     constexpr double cap = 3e8;
     const double work = double(m) * double(n) * double(std::min(m, n));
     if (work > cap) return 0;
@@ -240,6 +259,10 @@ struct Row {
     index_t loop_subset = 0;
     batchsvd::testing::Errors err;
     index_t measured = 0;
+    /// Where e1-e4 (err and the acc_* columns) were computed: "host" (long double, LAPACK
+    /// reference) or, past measure_count's limit, "gpu" (gpu_errors.hpp: FP64 cuBLAS products,
+    /// cuSOLVER gesvd reference values, one matrix).
+    std::string errors_by = "host";
     double geo_kappa = 0;
     batchsvd::testing::Errors geo_ours, geo_gesvda;
     bool geo_gesvda_ok = false;
@@ -365,11 +388,20 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         CK(cudaMemcpy(v.data(), dv.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(info.data(), dinfo.p, batch * sizeof(int), cudaMemcpyDeviceToHost));
-        if (row.measured > 0)
+        if (row.measured > 0) {
             row.err = batchsvd::testing::measure_batch<T>(m, n, row.measured, a.data(), sv.data(),
                                                           u.data(), v.data());
-        else  // too large for the host reference: not measured
-            row.err = {nan_ms, nan_ms, nan_ms, nan_ms, true};
+        } else {  // too large for the host reference: the first matrix, measured on the GPU
+            row.measured = 1;
+            row.errors_by = "gpu";
+            try {
+                const auto ref = batchsvd::bench::gpu_reference_values<T>(m, n, da.p, s);
+                row.err = batchsvd::bench::gpu_measure<T>(m, n, da.p, ds.p, du.p, dv.p, n, false, ref, s);
+            } catch (const std::exception& e) {
+                std::cerr << "warning: errors not measured: " << e.what() << "\n";
+                row.err = {nan_ms, nan_ms, nan_ms, nan_ms, true};
+            }
+        }
         const index_t bad = std::count_if(info.begin(), info.end(), [](int x) { return x != 0; });
         if (bad) std::cerr << "warning: " << bad << " matrices with info != 0\n";
     }
@@ -465,6 +497,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                             int(batch)) == CUSOLVER_STATUS_SUCCESS;
             }, true);
             if (g_last_skipped) row.skipped += "gesvda;";
+            else if (std::isnan(row.gesvda)) row.skipped += "gesvda(failed);";
+        } else {
+            row.skipped += "gesvda(no workspace size);";
         }
     }
     // gesvdj in a loop over a subset, scaled to the batch.
@@ -485,6 +520,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 return true;
             }, true);
             if (g_last_skipped) row.skipped += "gesvdj_loop;";
+            else if (std::isnan(t)) row.skipped += "gesvdj_loop(failed);";
             row.jloop = t * double(batch) / double(row.loop_subset);
         }
     }
@@ -504,6 +540,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 return true;
             }, true);
             if (g_last_skipped) row.skipped += "gesvd_loop;";
+            else if (std::isnan(t)) row.skipped += "gesvd_loop(failed);";
             row.gesvd_loop = t * double(batch) / double(row.loop_subset);
         }
     }
@@ -538,17 +575,40 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     // Accuracy of every library on one shared input: the first acc_count matrices of a
     // uniform random batch (the timed runs' distribution), copied in before each call (the
     // cuSOLVER routines overwrite A); e1-e4 against LAPACK, worst of the four in units of u.
-    if (measure_count(m, n, 1) > 0) {
-        const index_t cnt = row.acc_count = measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 20 : 3));
+    // Past the host reference's limit (measure_count), one matrix measured on the GPU
+    // (gpu_errors.hpp) against a device copy of the input, which the cuSOLVER calls overwrite.
+    {
+        const bool on_host = measure_count(m, n, 1) > 0;
+        const index_t cnt = row.acc_count =
+            on_host ? measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 20 : 3)) : 1;
         const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m, n,
                                                             cnt, 4242);
         const double u = batchsvd::testing::unit_roundoff<T>();
-        std::vector<T> hu(std::size_t(m) * k * cnt), hv(std::size_t(n) * k * cnt);
+        std::vector<T> hu(on_host ? std::size_t(m) * k * cnt : 0), hv(on_host ? std::size_t(n) * k * cnt : 0);
         std::vector<R> hs(std::size_t(k) * cnt);
-        auto load = [&] { CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice)); };
+        auto load = [&] { to_device(da.p, a.data(), a.size(), s); };
+        Dev<T> a0(on_host ? 0 : a.size());
+        std::vector<double> ref;
+        if (!on_host) {
+            to_device(a0.p, a.data(), a.size(), s);
+            try {
+                ref = batchsvd::bench::gpu_reference_values<T>(m, n, a0.p, s);
+            } catch (const std::exception& e) {
+                std::cerr << "warning: reference values not computed: " << e.what() << "\n";
+            }
+        }
         // Outputs of matrix b: U at u0 + b su (ld m), V or V^H (vh) at v0 + b sv (ld ldv).
         auto measure = [&](const T* u0, index_t su, const T* v0, index_t sv, index_t ldv, bool vh) {
             CK(cudaStreamSynchronize(s));
+            if (!on_host) {
+                try {
+                    const auto e = batchsvd::bench::gpu_measure<T>(m, n, a0.p, ds.p, u0, v0, ldv, vh, ref, s);
+                    return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+                } catch (const std::exception& e) {
+                    std::cerr << "warning: errors not measured: " << e.what() << "\n";
+                    return nan_ms;
+                }
+            }
             CK(cudaMemcpy(hs.data(), ds.p, hs.size() * sizeof(R), cudaMemcpyDeviceToHost));
             std::vector<T> ub(std::size_t(su) * cnt), vb(std::size_t(sv) * cnt);
             CK(cudaMemcpy(ub.data(), u0, ub.size() * sizeof(T), cudaMemcpyDeviceToHost));
@@ -639,14 +699,14 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(info.data(), dinfo.p, gb * sizeof(int), cudaMemcpyDeviceToHost));
         };
-        CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+        to_device(da.p, a.data(), a.size(), s);
         batchsvd::gesvd<T>(m, n, gb, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         fetch();
         row.geo_ours = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(), u.data(),
                                                            v.data());
         int lw = 0;
         const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-        CK(cudaMemcpy(da.p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice));
+        to_device(da.p, a.data(), a.size(), s);
         if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                       ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
                       reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
@@ -696,11 +756,13 @@ std::string group_cases(const std::string& g) {
     } else if (g == "small") {  // batch 10000, square 2..32
         for (const char* p : {"f32", "f64", "c64", "c128"})
             for (index_t n = 2; n <= 32; n += 2) add(std::string(p) + ":10000:" + num(n) + ":" + num(n));
-    } else if (g == "square") {  // batch 1000, square 32..1000
+    } else if (g == "square") {  // batch 1000, square 32..512 (order 1000: square_1000)
         for (const char* p : {"f64", "f32"})
-            for (index_t n : {32, 64, 128, 256, 512, 1000}) add(std::string(p) + ":1000:" + num(n) + ":" + num(n));
+            for (index_t n : {32, 64, 128, 256, 512}) add(std::string(p) + ":1000:" + num(n) + ":" + num(n));
         for (const char* p : {"c64", "c128"})
             for (index_t n : {32, 64, 128, 256}) add(std::string(p) + ":1000:" + num(n) + ":" + num(n));
+    } else if (g == "square_1000") {  // the square group's order 1000: about 8 minutes alone
+        c = "f64:1000:1000:1000,f32:1000:1000:1000";
     } else if (g == "tall" || g == "wide") {  // batch 1000, n = 16, m = 100..2000
         for (const char* p : {"f64", "f32"})
             for (index_t m : {100, 200, 500, 1000, 2000})
@@ -735,7 +797,7 @@ int main(int argc, char** argv) {
             const std::string g = next();
             cases = group_cases(g);
             if (cases.empty()) {
-                std::cerr << "unknown group " << g << " (quick, small, square, tall, wide, large, tiny)\n";
+                std::cerr << "unknown group " << g << " (quick, small, square, square_1000, tall, wide, large, tiny)\n";
                 return 1;
             }
         }
@@ -801,6 +863,8 @@ int main(int argc, char** argv) {
     std::stringstream ss(cases);
     // The CSV, rewritten after every case: a run cut short keeps the cases it finished.
     auto write_csv = [&] {
+        std::string csv_label = label;  // a field of its own: no commas
+        std::replace(csv_label.begin(), csv_label.end(), ',', ';');
         std::ostringstream csv;
         csv << "gpu,cuda,commit,date,label,precision,m,n,batch,batchsvd_ms,gesvdjBatched_ms,"
                "gesvdaStridedBatched_ms,gesvdj_loop_ms,gesvdj_loop_note,speedup_vs_gesvdjBatched,"
@@ -811,10 +875,10 @@ int main(int argc, char** argv) {
                "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
                "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
                "skipped_over_cap,host_memory_ms,host_memory_streamed_ms,acc_count,acc_batchsvd_u,"
-               "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u\n";
+               "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u,errors_by\n";
         for (const Row& r : rows) {
             csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
-                << label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
+                << csv_label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
                 << fmt(r.ours, 6) << ',' << fmt(r.jbatched, 6) << ',' << fmt(r.gesvda, 6) << ','
                 << fmt(r.jloop, 6) << ','
                 << (r.loop_subset ? "timed on " + std::to_string(r.loop_subset) + " matrices scaled to batch"
@@ -838,7 +902,7 @@ int main(int argc, char** argv) {
                 << (r.skipped.empty() ? "none" : r.skipped) << ',' << fmt(r.host_ms, 6) << ','
                 << fmt(r.host_streamed_ms, 6) << ',' << r.acc_count << ',' << fmt(r.acc_ours, 3) << ','
                 << fmt(r.acc_jbatched, 3) << ',' << fmt(r.acc_gesvda, 3) << ',' << fmt(r.acc_jloop, 3)
-                << ',' << fmt(r.acc_gesvd, 3) << '\n';
+                << ',' << fmt(r.acc_gesvd, 3) << ',' << r.errors_by << '\n';
         }
         if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
     };

@@ -5,7 +5,7 @@
 #   scripts/gpu_check.sh [--tests-only | --bench-only] [--cases LIST] [--filter GTEST_FILTER]
 #                        [--breakdown]   (blocked-path cases: time each part of a sweep)
 #                        [--cpu-baseline] (LAPACK gesvd/gesvj in an OpenMP loop on the host)
-#                        [--group quick|small|square|tall|wide|large|tiny] [--cap SECONDS]
+#                        [--group quick|small|square|square_1000|tall|wide|large|tiny] [--cap SECONDS]
 # Binaries come from gpu-carry/ (scripts/gpu_build.sh on a machine without a GPU); where
 # gpu-carry/ is absent they are built here first.
 set -uo pipefail

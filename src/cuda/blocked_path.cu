@@ -80,7 +80,9 @@ int blocked_phases_from_env() {
 }
 
 template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
-    const auto kernel = &blocked_pair_kernel<DT, NB>;
+    void (*kernel)(const BlockedParams<DT>, int) = nullptr;
+    if constexpr (blocked_pair_capped<DT, NB>()) kernel = &blocked_pair_kernel_capped<DT, NB>;
+    else kernel = &blocked_pair_kernel<DT, NB>;
     if (smem > 48 * 1024)
         BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     return kernel;

@@ -1,0 +1,252 @@
+// GPU error measures for large matrices (gpu_errors.hpp). Matrices are held as arrays of
+// doubles with P = 1 (real) or 2 (complex) doubles per element, column-major.
+#include "gpu_errors.hpp"
+
+#include <cublas_v2.h>
+#include <cuComplex.h>
+#include <cusolverDn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace batchsvd::bench {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("gpu_errors: ") + what + ": " + cudaGetErrorString(e));
+}
+void check(cublasStatus_t e, const char* what) {
+    if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("gpu_errors: ") + what + " failed (cuBLAS " + std::to_string(int(e)) + ")");
+}
+void check(cusolverStatus_t e, const char* what) {
+    if (e != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string("gpu_errors: ") + what + " failed (cuSOLVER " + std::to_string(int(e)) + ")");
+}
+
+/// Device array of n elements of E, freed on scope exit.
+template <class E> struct Buf {
+    E* p = nullptr;
+    explicit Buf(std::size_t n) { if (n) check(cudaMalloc(&p, n * sizeof(E)), "cudaMalloc"); }
+    ~Buf() { if (p) cudaFree(p); }
+    Buf(const Buf&) = delete;
+    Buf& operator=(const Buf&) = delete;
+};
+
+struct Handles {
+    cublasHandle_t blas = nullptr;
+    explicit Handles(cudaStream_t s) {
+        check(cublasCreate(&blas), "cublasCreate");
+        check(cublasSetStream(blas, s), "cublasSetStream");
+        // The products must be IEEE double: no reduced-precision emulation.
+        check(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    }
+    ~Handles() { cublasDestroy(blas); }
+    Handles(const Handles&) = delete;
+    Handles& operator=(const Handles&) = delete;
+};
+
+template <class T> constexpr int parts_v = std::is_same_v<T, real_t<T>> ? 1 : 2;
+
+constexpr unsigned kGrid = 1024, kThreads = 256;
+
+template <class R> __global__ void widen_kernel(const R* in, double* out, std::size_t count) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        out[i] = double(in[i]);
+}
+
+/// Columns j of the rows x cols matrix x (P doubles an element, ld rows) times s[j].
+template <class R, int P>
+__global__ void scale_columns_kernel(double* x, index_t rows, index_t cols, const R* s) {
+    const std::size_t total = std::size_t(rows) * cols * P;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        x[i] *= double(s[i / (std::size_t(rows) * P)]);
+}
+
+/// The k x k identity (P doubles an element).
+template <int P> __global__ void identity_kernel(double* x, index_t k) {
+    const std::size_t total = std::size_t(k) * k * P;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t e = i / P;
+        x[i] = (i % P == 0 && e % k == e / k) ? 1.0 : 0.0;
+    }
+}
+
+/// sums[j] = sum over rows of |x(r, j)| (one block a column); NaN propagates.
+template <int P> __global__ void column_abs_sums_kernel(const double* x, index_t rows, index_t ld, double* sums) {
+    __shared__ double part[kThreads];
+    const double* col = x + std::size_t(blockIdx.x) * ld * P;
+    double acc = 0;
+    for (index_t r = threadIdx.x; r < rows; r += blockDim.x)
+        acc += P == 1 ? fabs(col[r]) : hypot(col[2 * r], col[2 * r + 1]);
+    part[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) sums[blockIdx.x] = part[0];
+}
+
+/// ||x||_1 (the largest column sum) of a rows x cols matrix with leading dimension ld.
+template <int P> double norm1(const double* x, index_t rows, index_t cols, index_t ld, cudaStream_t s) {
+    if (cols == 0) return 0;
+    Buf<double> sums(cols);
+    column_abs_sums_kernel<P><<<unsigned(cols), kThreads, 0, s>>>(x, rows, ld, sums.p);
+    check(cudaGetLastError(), "column_abs_sums_kernel");
+    std::vector<double> h(cols);
+    check(cudaMemcpyAsync(h.data(), sums.p, cols * sizeof(double), cudaMemcpyDeviceToHost, s), "copy");
+    check(cudaStreamSynchronize(s), "sync");
+    double worst = 0;
+    for (double c : h) {
+        if (std::isnan(c)) return c;
+        worst = std::max(worst, c);
+    }
+    return worst;
+}
+
+/// The widened copy of count elements of T (P doubles each).
+template <class T> void widen(const T* in, double* out, std::size_t count, cudaStream_t s) {
+    using R = real_t<T>;
+    widen_kernel<R><<<kGrid, kThreads, 0, s>>>(reinterpret_cast<const R*>(in), out, count * parts_v<T>);
+    check(cudaGetLastError(), "widen_kernel");
+}
+
+/// C = alpha op(A) op(B) + beta C in double or complex double (P), alpha and beta real.
+template <int P>
+void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, index_t m, index_t n, index_t k,
+          double alpha, const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
+          index_t ldc) {
+    if constexpr (P == 1) {
+        check(cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc)),
+              "cublasDgemm");
+    } else {
+        const cuDoubleComplex a = make_cuDoubleComplex(alpha, 0), b = make_cuDoubleComplex(beta, 0);
+        check(cublasZgemm(h, ta, tb, int(m), int(n), int(k), &a, reinterpret_cast<const cuDoubleComplex*>(A),
+                          int(lda), reinterpret_cast<const cuDoubleComplex*>(B), int(ldb), &b,
+                          reinterpret_cast<cuDoubleComplex*>(C), int(ldc)),
+              "cublasZgemm");
+    }
+}
+
+/// ||I - Q^H Q||_1 for the rows x k matrix Q (or, when rowwise, ||I - Q Q^H||_1 for the
+/// k x rows matrix Q), widened, ld ldq.
+template <int P>
+double orthogonality(cublasHandle_t h, const double* q, index_t rows, index_t k, index_t ldq, bool rowwise,
+                     cudaStream_t s) {
+    const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
+    Buf<double> g(std::size_t(k) * k * P);
+    identity_kernel<P><<<kGrid, kThreads, 0, s>>>(g.p, k);
+    check(cudaGetLastError(), "identity_kernel");
+    if (rowwise) gemm<P>(h, CUBLAS_OP_N, herm, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.p, k);
+    else gemm<P>(h, herm, CUBLAS_OP_N, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.p, k);
+    return norm1<P>(g.p, k, k, k, s);
+}
+
+}  // namespace
+
+template <class T> std::vector<double> gpu_reference_values(index_t m, index_t n, const T* a, cudaStream_t s) {
+    constexpr int P = parts_v<T>;
+    const index_t M = std::max(m, n), N = std::min(m, n);  // gesvd needs rows >= columns
+    Buf<double> w(std::size_t(m) * n * P), t(m < n ? std::size_t(m) * n * P : 0);
+    widen(a, w.p, std::size_t(m) * n, s);
+    double* x = w.p;
+    Handles hb(s);
+    if (m < n) {  // A^H, n x m
+        const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
+        if constexpr (P == 1) {
+            const double one = 1, zero = 0;
+            check(cublasDgeam(hb.blas, herm, CUBLAS_OP_N, int(n), int(m), &one, w.p, int(m), &zero, nullptr, int(n),
+                              t.p, int(n)), "cublasDgeam");
+        } else {
+            const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
+            check(cublasZgeam(hb.blas, herm, CUBLAS_OP_N, int(n), int(m), &one,
+                              reinterpret_cast<const cuDoubleComplex*>(w.p), int(m), &zero, nullptr, int(n),
+                              reinterpret_cast<cuDoubleComplex*>(t.p), int(n)), "cublasZgeam");
+        }
+        x = t.p;
+    }
+    cusolverDnHandle_t h = nullptr;
+    check(cusolverDnCreate(&h), "cusolverDnCreate");
+    struct Guard { cusolverDnHandle_t h; ~Guard() { cusolverDnDestroy(h); } } guard{h};
+    check(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+    int lw = 0;
+    if constexpr (P == 1) check(cusolverDnDgesvd_bufferSize(h, int(M), int(N), &lw), "gesvd_bufferSize");
+    else check(cusolverDnZgesvd_bufferSize(h, int(M), int(N), &lw), "gesvd_bufferSize");
+    Buf<double> work(std::size_t(lw) * P), sv(N), rwork(N);
+    Buf<int> info(1);
+    if constexpr (P == 1)
+        check(cusolverDnDgesvd(h, 'N', 'N', int(M), int(N), x, int(M), sv.p, nullptr, int(M), nullptr, int(N), work.p, lw,
+                               rwork.p, info.p), "cusolverDnDgesvd");
+    else
+        check(cusolverDnZgesvd(h, 'N', 'N', int(M), int(N), reinterpret_cast<cuDoubleComplex*>(x), int(M), sv.p,
+                               nullptr, int(M), nullptr, int(N), reinterpret_cast<cuDoubleComplex*>(work.p), lw, rwork.p,
+                               info.p), "cusolverDnZgesvd");
+    std::vector<double> out(N);
+    int hinfo = 0;
+    check(cudaMemcpyAsync(out.data(), sv.p, N * sizeof(double), cudaMemcpyDeviceToHost, s), "copy");
+    check(cudaMemcpyAsync(&hinfo, info.p, sizeof(int), cudaMemcpyDeviceToHost, s), "copy");
+    check(cudaStreamSynchronize(s), "sync");
+    if (hinfo != 0) std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
+    return out;
+}
+
+template <class T>
+testing::Errors gpu_measure(index_t m, index_t n, const T* a, const real_t<T>* s, const T* u, const T* v,
+                            index_t ldv, bool vh, const std::vector<double>& s_ref, cudaStream_t stream) {
+    using R = real_t<T>;
+    constexpr int P = parts_v<T>;
+    const index_t k = std::min(m, n);
+    testing::Errors e;
+    std::vector<R> hs(k);
+    check(cudaMemcpyAsync(hs.data(), s, k * sizeof(R), cudaMemcpyDeviceToHost, stream), "copy");
+    check(cudaStreamSynchronize(stream), "sync");
+    for (index_t r = 0; r < k; ++r)
+        if (std::isnan(hs[r]) || hs[r] < 0 || (r + 1 < k && !(hs[r] >= hs[r + 1]))) e.sorted = false;
+
+    Handles hb(stream);
+    const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
+    const index_t vcols = vh ? n : k;  // V^H is k x n, V is n x k; both ld ldv
+    Buf<double> aw(std::size_t(m) * n * P), uw(std::size_t(m) * k * P), vw(std::size_t(ldv) * vcols * P);
+    widen(a, aw.p, std::size_t(m) * n, stream);
+    widen(u, uw.p, std::size_t(m) * k, stream);
+    widen(v, vw.p, std::size_t(ldv) * vcols, stream);
+    // Orthogonality first: U is scaled by S for the residual below.
+    e.e2 = orthogonality<P>(hb.blas, uw.p, m, k, m, false, stream) / double(std::max<index_t>(m, 1));
+    e.e3 = orthogonality<P>(hb.blas, vw.p, n, k, ldv, vh, stream) / double(std::max<index_t>(n, 1));
+    const double norm_a = norm1<P>(aw.p, m, n, m, stream);
+    scale_columns_kernel<R, P><<<kGrid, kThreads, 0, stream>>>(uw.p, m, k, s);
+    check(cudaGetLastError(), "scale_columns_kernel");
+    // A - (U S) V^H, in place in the widened A.
+    gemm<P>(hb.blas, CUBLAS_OP_N, vh ? CUBLAS_OP_N : herm, m, n, k, -1.0, uw.p, m, vw.p, ldv, 1.0, aw.p, m);
+    e.e1 = norm1<P>(aw.p, m, n, m, stream) / (double(n) * (norm_a > 0 ? norm_a : 1.0));
+    double acc = 0;
+    for (index_t r = 0; r < k && r < index_t(s_ref.size()); ++r) {
+        const double d = double(hs[r]) - s_ref[r];
+        acc += d * d;
+    }
+    const double scale = !s_ref.empty() && s_ref[0] > 1 ? s_ref[0] : 1.0;
+    e.e4 = k ? std::sqrt(acc) / (double(k) * scale) : 0.0;
+    if (index_t(s_ref.size()) < k) e.e4 = std::numeric_limits<double>::quiet_NaN();
+    return e;
+}
+
+#define BATCHSVD_GPU_ERRORS_(T)                                                                           \
+    template std::vector<double> gpu_reference_values<T>(index_t, index_t, const T*, cudaStream_t);       \
+    template testing::Errors gpu_measure<T>(index_t, index_t, const T*, const real_t<T>*, const T*,      \
+                                            const T*, index_t, bool, const std::vector<double>&, cudaStream_t);
+BATCHSVD_GPU_ERRORS_(float)
+BATCHSVD_GPU_ERRORS_(double)
+BATCHSVD_GPU_ERRORS_(std::complex<float>)
+BATCHSVD_GPU_ERRORS_(std::complex<double>)
+#undef BATCHSVD_GPU_ERRORS_
+
+}  // namespace batchsvd::bench
