@@ -252,6 +252,13 @@ double time_median(int reps, cudaStream_t s, const std::function<void(int)>& ref
     return ok ? median(t) : nan_ms;
 }
 
+/// Worst of e1-e4 in units of u of batchsvd and each cuSOLVER peer on one shared input of
+/// `count` matrices; nan where a peer did not run.
+struct LibraryAccuracy {
+    index_t count = 0;
+    double ours = nan_ms, jbatched = nan_ms, gesvda = nan_ms, jloop = nan_ms, gesvd = nan_ms;
+};
+
 struct Row {
     std::string precision;
     index_t m, n, batch;
@@ -265,6 +272,7 @@ struct Row {
     std::string errors_by = "host";
     double geo_kappa = 0;
     batchsvd::testing::Errors geo_ours, geo_gesvda;
+    bool geo_ours_ok = false;  ///< geo_ours measured (m >= n, host sizes)
     bool geo_gesvda_ok = false;
     double floor_ms = nan_ms;  ///< inputs read and outputs written once at the copy bandwidth
     std::string plan;          ///< how the fused kernel ran the case
@@ -285,9 +293,9 @@ struct Row {
     double host_ms = nan_ms, host_streamed_ms = nan_ms;
     /// Worst of e1-e4 in units of u of each cuSOLVER peer and of batchsvd on one shared
     /// uniform random input (the first acc_count matrices); nan where a peer did not run.
-    double acc_ours = nan_ms, acc_jbatched = nan_ms, acc_gesvda = nan_ms, acc_jloop = nan_ms,
-           acc_gesvd = nan_ms;
-    index_t acc_count = 0;
+    LibraryAccuracy acc;
+    /// The same on a geo batch (kappa = geo_kappa): sizes whose generation stays cheap.
+    LibraryAccuracy geo_acc;
 };
 
 struct Env {
@@ -572,17 +580,17 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                   << row.cpu_subset << " matrices): gesvd " << row.cpu_gesvd << " ms, gesvj "
                   << row.cpu_gesvj << " ms for the batch\n";
     }
-    // Accuracy of every library on one shared input: the first acc_count matrices of a
-    // uniform random batch (the timed runs' distribution), copied in before each call (the
-    // cuSOLVER routines overwrite A); e1-e4 against LAPACK, worst of the four in units of u.
-    // Past the host reference's limit (measure_count), one matrix measured on the GPU
-    // (gpu_errors.hpp) against a device copy of the input, which the cuSOLVER calls overwrite.
-    {
+    // Accuracy of every library on one shared input: the first count matrices of a batch of
+    // `family` (uniform random, the timed runs' distribution; or geo), copied in before each
+    // call (the cuSOLVER routines overwrite A); e1-e4 against LAPACK, worst of the four in
+    // units of u. Past the host reference's limit (measure_count), one matrix measured on the
+    // GPU (gpu_errors.hpp) against a device copy of the input.
+    auto library_accuracy = [&](batchsvd::testing::Family family, std::uint64_t seed, double cond) {
+        LibraryAccuracy r;
         const bool on_host = measure_count(m, n, 1) > 0;
-        const index_t cnt = row.acc_count =
+        const index_t cnt = r.count =
             on_host ? measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 20 : 3)) : 1;
-        const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m, n,
-                                                            cnt, 4242);
+        const auto a = batchsvd::testing::generate_batch<T>(family, m, n, cnt, seed, cond);
         const double u = batchsvd::testing::unit_roundoff<T>();
         std::vector<T> hu(on_host ? std::size_t(m) * k * cnt : 0), hv(on_host ? std::size_t(n) * k * cnt : 0);
         std::vector<R> hs(std::size_t(k) * cnt);
@@ -624,7 +632,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         };
         load();
         batchsvd::gesvd<T>(m, n, cnt, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
-        row.acc_ours = measure(du.p, m * k, dv.p, n * k, n, false);
+        r.ours = measure(du.p, m * k, dv.p, n * k, n, false);
         if (!std::isnan(row.jbatched) && std::isfinite(row.jbatched)) {
             Dev<D> U(std::size_t(m) * m * cnt), V(std::size_t(n) * n * cnt);
             int lw = 0;
@@ -634,7 +642,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 load();
                 if (S::jb(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p, U.p,
                           int(m), V.p, int(n), w.p, lw, dinfo.p, params, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
-                    row.acc_jbatched = measure(reinterpret_cast<T*>(U.p), m * m, reinterpret_cast<T*>(V.p),
+                    r.jbatched = measure(reinterpret_cast<T*>(U.p), m * m, reinterpret_cast<T*>(V.p),
                                                n * n, n, false);
             }
         }
@@ -649,7 +657,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                          ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
                          int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
-                    row.acc_gesvda = measure(du.p, m * k, dv.p, n * k, n, false);
+                    r.gesvda = measure(du.p, m * k, dv.p, n * k, n, false);
             }
         }
         // gesvdj and gesvd one matrix at a time, as timed.
@@ -677,11 +685,20 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             }
             return measure(du.p, m * k, dv.p, n * k, n, svd_g);
         };
-        if (!std::isnan(row.jloop) && std::isfinite(row.jloop)) row.acc_jloop = looped(false);
-        if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop) && m >= n) row.acc_gesvd = looped(true);
-        std::cerr << "  accuracy on " << cnt << " shared matrices (worst e / u): batchsvd " << row.acc_ours
-                  << ", gesvdjBatched " << row.acc_jbatched << ", gesvda " << row.acc_gesvda
-                  << ", gesvdj " << row.acc_jloop << ", gesvd " << row.acc_gesvd << "\n";
+        if (!std::isnan(row.jloop) && std::isfinite(row.jloop)) r.jloop = looped(false);
+        if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop) && m >= n) r.gesvd = looped(true);
+        std::cerr << "  accuracy on " << cnt << (family == batchsvd::testing::Family::geo ? " geo" : "")
+                  << " shared matrices (worst e / u): batchsvd " << r.ours
+                  << ", gesvdjBatched " << r.jbatched << ", gesvda " << r.gesvda
+                  << ", gesvdj " << r.jloop << ", gesvd " << r.gesvd << "\n";
+        return r;
+    };
+    row.acc = library_accuracy(batchsvd::testing::Family::random, 4242,
+                               batchsvd::testing::default_condition<T>());
+    // geo: its generation is O(m n k) on the host too (random orthogonal factors).
+    if (double(m) * double(n) * double(k) <= 2e9) {
+        row.geo_kappa = batchsvd::testing::default_condition<T>();
+        row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 778, row.geo_kappa);
     }
     // Accuracy on a geo batch: gesvda next to ours.
     if (m >= n && measure_count(m, n, 1) > 0) {
@@ -702,6 +719,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         to_device(da.p, a.data(), a.size(), s);
         batchsvd::gesvd<T>(m, n, gb, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         fetch();
+        row.geo_ours_ok = true;
         row.geo_ours = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(), u.data(),
                                                            v.data());
         int lw = 0;
@@ -875,7 +893,9 @@ int main(int argc, char** argv) {
                "one_sweep_rest_ms,gesvd_loop_ms,cpu_gesvd_ms,cpu_gesvj_ms,cpu_threads,cpu_subset,"
                "cpu_gesvd_max_err_u,cpu_gesvj_max_err_u,arith_floor_ms,batchsvd_over_roofline,"
                "skipped_over_cap,host_memory_ms,host_memory_streamed_ms,acc_count,acc_batchsvd_u,"
-               "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u,errors_by\n";
+               "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u,errors_by,geo_acc_count,"
+               "geo_acc_batchsvd_u,geo_acc_gesvdjBatched_u,geo_acc_gesvda_u,geo_acc_gesvdj_u,"
+               "geo_acc_gesvd_u\n";
         for (const Row& r : rows) {
             csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
                 << csv_label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -886,8 +906,10 @@ int main(int argc, char** argv) {
                 << ',' << fmt(r.jbatched / r.ours) << ',' << fmt(r.gesvda / r.ours) << ','
                 << fmt(r.jloop / r.ours) << ',' << sci(r.err.e1) << ',' << sci(r.err.e2) << ','
                 << sci(r.err.e3) << ',' << sci(r.err.e4) << ',' << r.err.sorted << ',' << r.measured
-                << ',' << r.geo_kappa << ',' << sci(r.geo_ours.e1) << ',' << sci(r.geo_ours.e2) << ','
-                << sci(r.geo_ours.e4) << ','
+                << ',' << r.geo_kappa << ','
+                << (r.geo_ours_ok ? sci(r.geo_ours.e1) : "nan") << ','
+                << (r.geo_ours_ok ? sci(r.geo_ours.e2) : "nan") << ','
+                << (r.geo_ours_ok ? sci(r.geo_ours.e4) : "nan") << ','
                 << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
                 << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
                 << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
@@ -900,9 +922,12 @@ int main(int argc, char** argv) {
                 << fmt(r.arith_floor_ms, 4) << ','
                 << fmt(r.ours / std::max(r.arith_floor_ms, r.floor_ms)) << ','
                 << (r.skipped.empty() ? "none" : r.skipped) << ',' << fmt(r.host_ms, 6) << ','
-                << fmt(r.host_streamed_ms, 6) << ',' << r.acc_count << ',' << fmt(r.acc_ours, 3) << ','
-                << fmt(r.acc_jbatched, 3) << ',' << fmt(r.acc_gesvda, 3) << ',' << fmt(r.acc_jloop, 3)
-                << ',' << fmt(r.acc_gesvd, 3) << ',' << r.errors_by << '\n';
+                << fmt(r.host_streamed_ms, 6) << ',' << r.acc.count << ',' << fmt(r.acc.ours, 3) << ','
+                << fmt(r.acc.jbatched, 3) << ',' << fmt(r.acc.gesvda, 3) << ',' << fmt(r.acc.jloop, 3)
+                << ',' << fmt(r.acc.gesvd, 3) << ',' << r.errors_by << ',' << r.geo_acc.count << ','
+                << fmt(r.geo_acc.ours, 3) << ',' << fmt(r.geo_acc.jbatched, 3) << ','
+                << fmt(r.geo_acc.gesvda, 3) << ',' << fmt(r.geo_acc.jloop, 3) << ','
+                << fmt(r.geo_acc.gesvd, 3) << '\n';
         }
         if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
     };
@@ -977,7 +1002,7 @@ int main(int argc, char** argv) {
                     fmt(r.mean_sweeps).c_str(), r.most_sweeps, fmt(r.floor_ms, 3).c_str(),
                     fmt(r.ours / r.floor_ms, 3).c_str());
     for (const Row& r : rows)
-        if (r.geo_kappa > 0)
+        if (r.geo_ours_ok)
             std::printf("geo kappa %.0e %-10s %ldx%ld: e2 ours %s gesvda %s | e4 ours %s gesvda %s\n",
                         r.geo_kappa, r.precision.c_str(), long(r.m), long(r.n),
                         sci(r.geo_ours.e2).c_str(),

@@ -7,7 +7,8 @@ e1..e4 on the same inputs as batchsvd (the CSV's acc_*_u and cpu_*_max_err_u col
 30u (where no error could be measured, matrices too large for the host reference, the peers
 accurate by construction: all but gesvda). It prints, per group, a Markdown table, batchsvd's worst and best speedup against that
 peer, the cases where batchsvd is not the fastest accurate option, and the faster inaccurate
-peers (gesvda). With --plots DIR it also writes one PNG per group: time against size per
+peers (gesvda), each library's worst error on the geo batches (geo_acc_*_u), and batchsvd's
+time over its roofline (the larger of the arithmetic and memory floors). With --plots DIR it also writes one PNG per group: time against size per
 precision (log scales) and batchsvd's speedup over each peer.
 
     python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv [GROUP=FILE.csv ...]
@@ -44,6 +45,16 @@ def case_name(r):
     return "%s × %s×%s %s" % (r["batch"], r["m"], r["n"], r["precision"])
 
 
+def roofline(r):
+    """batchsvd's time over the larger of the arithmetic floor (flops at the measured sweeps,
+    FP64/FP32 vector peak) and the memory floor (inputs read, outputs written once); over the
+    memory floor alone ("mem") where the sweeps were not counted (solves over 2 s)."""
+    ours, mem, ar = num(r["batchsvd_ms"]), num(r.get("memory_floor_ms")), num(r.get("arith_floor_ms"))
+    if math.isnan(ar):
+        return "—" if math.isnan(mem) else "%.3g (mem)" % (ours / mem)
+    return "%.3g" % (ours / max(ar, mem if not math.isnan(mem) else 0.0))
+
+
 def analyse(r):
     """(ours, fastest accurate (name, ms), faster inaccurate [(name, ms, err)])."""
     ours = num(r["batchsvd_ms"])
@@ -71,8 +82,9 @@ def summary(group, rows):
     if rows:
         h = rows[0]
         print("%s, CUDA %s, commit %s, %s\n" % (h["gpu"], h["cuda"], h["commit"], h["date"][:10]))
-    print("| case | path | batchsvd | its error / u | fastest accurate peer | its time | speedup |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| case | path | batchsvd | its error / u | fastest accurate peer | its time | speedup "
+          "| × roofline |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     speedups, behind, bad = [], [], []
     for r in rows:
         ours, best, faster_bad = analyse(r)
@@ -84,13 +96,13 @@ def summary(group, rows):
                 behind.append("%s: %s against %s's %s" % (case_name(r), ms(ours), best[1], ms(best[0])))
             peer = ("%s (%.1fu)" % (best[1], best[2]) if not math.isnan(best[2])
                     else "%s (error not measured)" % best[1])
-            print("| %s | %s | %s | %s | %s | %s | %.3g× |" % (
+            print("| %s | %s | %s | %s | %s | %s | %.3g× | %s |" % (
                 case_name(r), r.get("fused_plan", ""), ms(ours),
-                "—" if math.isnan(err) else "%.1f" % err, peer, ms(best[0]), sp))
+                "—" if math.isnan(err) else "%.1f" % err, peer, ms(best[0]), sp, roofline(r)))
         else:
-            print("| %s | %s | %s | %s | none measured | — | — |" % (
+            print("| %s | %s | %s | %s | none measured | — | — | %s |" % (
                 case_name(r), r.get("fused_plan", ""), ms(ours),
-                "—" if math.isnan(err) else "%.1f" % err))
+                "—" if math.isnan(err) else "%.1f" % err, roofline(r)))
         for name, t, e in faster_bad:
             bad.append("%s: %s %s (error %.3gu) against batchsvd's %s" % (case_name(r), name, ms(t), e, ms(ours)))
     print()
@@ -105,7 +117,32 @@ def summary(group, rows):
         print("- Faster but inaccurate (error over 30u on the same inputs):")
         for b in bad:
             print("  - " + b)
+    geo = geo_line(rows)
+    if geo:
+        print(geo)
     print()
+
+
+GEO = [("geo_acc_batchsvd_u", "batchsvd"), ("geo_acc_gesvdjBatched_u", "gesvdjBatched"),
+       ("geo_acc_gesvda_u", "gesvda"), ("geo_acc_gesvdj_u", "gesvdj (looped)"),
+       ("geo_acc_gesvd_u", "gesvd (looped)")]
+
+
+def geo_line(rows):
+    """Each library's worst error over the group's geo batches (CSV columns geo_acc_*_u)."""
+    parts = []
+    for col, name in GEO:
+        vals = [num(r.get(col)) for r in rows]
+        vals = [v for v in vals if not math.isnan(v)]
+        if not vals:
+            continue
+        over = sum(v >= U_LIMIT for v in vals)
+        parts.append("%s %.3gu%s" % (name, max(vals), " (over 30u in %d of %d)" % (over, len(vals)) if over else ""))
+    if not parts:
+        return ""
+    return ("- On geo matrices (kappa 1e10 double, 1e5 single; %d of %d cases), each library's worst "
+            "error: %s." % (max(sum(not math.isnan(num(r.get(c))) for r in rows) for c, _ in GEO),
+                            len(rows), "; ".join(parts)))
 
 
 def plot(group, rows, dst):
