@@ -48,7 +48,7 @@ def case_name(r):
 def roofline(r):
     """batchsvd's time over the larger of the arithmetic floor (flops at the measured sweeps,
     FP64/FP32 vector peak) and the memory floor (inputs read, outputs written once); over the
-    memory floor alone ("mem") where the sweeps were not counted (solves over 2 s)."""
+    memory floor alone ("mem") where the sweeps were not counted."""
     ours, mem, ar = num(r["batchsvd_ms"]), num(r.get("memory_floor_ms")), num(r.get("arith_floor_ms"))
     if math.isnan(ar):
         return "—" if math.isnan(mem) else "%.3g (mem)" % (ours / mem)
