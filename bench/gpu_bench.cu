@@ -426,7 +426,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         // The scan costs about (mean sweeps / 2) solves: for solves over 2 s it runs on the
         // first matrices of the batch, as many as take about a second (none where one matrix
         // takes longer: one 4096^2 float64 matrix, about 3 s).
-        const index_t scan = row.ours < 2000 ? batch : index_t(double(batch) * 1000.0 / row.ours);
+        const index_t scan = !(row.ours > 0) ? 0  // batchsvd did not run (NaN)
+                             : row.ours < 2000 ? batch : index_t(double(batch) * 1000.0 / row.ours);
         row.sweeps_counted_on = scan;
         std::vector<int> info(std::max<index_t>(scan, 1));
         index_t done = 0;
