@@ -8,8 +8,8 @@
 // warm-up, the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s).
 // batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK
 // (past ~670^3 multiply-adds, on one matrix on the GPU in FP64: gpu_errors.hpp; the CSV's
-// errors_by column says which); on a `geo` batch (kappa 1e10 double, 1e5 single, host sizes
-// only) the errors of gesvda are measured next to ours.
+// errors_by column says which); every library's errors are measured on one shared random
+// input and on a `geo` batch (kappa 1e10 double, 1e5 single; up to ~1260^3 multiply-adds).
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
@@ -257,6 +257,9 @@ double time_median(int reps, cudaStream_t s, const std::function<void(int)>& ref
 struct LibraryAccuracy {
     index_t count = 0;
     double ours = nan_ms, jbatched = nan_ms, gesvda = nan_ms, jloop = nan_ms, gesvd = nan_ms;
+    /// batchsvd's and gesvda's e1-e4 themselves (the CSV's geo_e* columns)
+    batchsvd::testing::Errors ours_errors, gesvda_errors;
+    bool gesvda_measured = false;
 };
 
 struct Row {
@@ -272,7 +275,7 @@ struct Row {
     std::string errors_by = "host";
     double geo_kappa = 0;
     batchsvd::testing::Errors geo_ours, geo_gesvda;
-    bool geo_ours_ok = false;  ///< geo_ours measured (m >= n, host sizes)
+    bool geo_ours_ok = false;  ///< geo_ours measured (sizes with a geo batch, geo_acc)
     bool geo_gesvda_ok = false;
     double floor_ms = nan_ms;  ///< inputs read and outputs written once at the copy bandwidth
     std::string plan;          ///< how the fused kernel ran the case
@@ -591,13 +594,16 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     // call (the cuSOLVER routines overwrite A); e1-e4 against LAPACK, worst of the four in
     // units of u. Past the host reference's limit (measure_count), one matrix measured on the
     // GPU (gpu_errors.hpp) against a device copy of the input.
-    auto library_accuracy = [&](batchsvd::testing::Family family, std::uint64_t seed, double cond) {
+    // `want`: matrices to measure on the host (fewer where measure_count says so).
+    auto library_accuracy = [&](batchsvd::testing::Family family, std::uint64_t seed, double cond,
+                                index_t want) {
         LibraryAccuracy r;
         const bool on_host = measure_count(m, n, 1) > 0;
-        const index_t cnt = r.count =
-            on_host ? measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 200 : n <= 128 ? 20 : 3)) : 1;
+        const index_t cnt = r.count = on_host ? measure_count(m, n, std::min<index_t>(batch, want)) : 1;
         const auto a = batchsvd::testing::generate_batch<T>(family, m, n, cnt, seed, cond);
         const double u = batchsvd::testing::unit_roundoff<T>();
+        const batchsvd::testing::Errors unmeasured{nan_ms, nan_ms, nan_ms, nan_ms, true};
+        auto worst = [u](const batchsvd::testing::Errors& e) { return std::max({e.e1, e.e2, e.e3, e.e4}) / u; };
         std::vector<T> hu(on_host ? std::size_t(m) * k * cnt : 0), hv(on_host ? std::size_t(n) * k * cnt : 0);
         std::vector<R> hs(std::size_t(k) * cnt);
         auto load = [&] { to_device(da.p, a.data(), a.size(), s); };
@@ -616,11 +622,10 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             CK(cudaStreamSynchronize(s));
             if (!on_host) {
                 try {
-                    const auto e = batchsvd::bench::gpu_measure<T>(m, n, a0.p, ds.p, u0, v0, ldv, vh, ref, s);
-                    return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+                    return batchsvd::bench::gpu_measure<T>(m, n, a0.p, ds.p, u0, v0, ldv, vh, ref, s);
                 } catch (const std::exception& e) {
                     std::cerr << "warning: errors not measured: " << e.what() << "\n";
-                    return nan_ms;
+                    return unmeasured;
                 }
             }
             CK(cudaMemcpy(hs.data(), ds.p, hs.size() * sizeof(R), cudaMemcpyDeviceToHost));
@@ -633,12 +638,12 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                     for (index_t i = 0; i < n; ++i)
                         hv[(b * k + j) * n + i] = vh ? conj_of(vb[b * sv + i * ldv + j]) : vb[b * sv + j * ldv + i];
                 }
-            const auto e = batchsvd::testing::measure_batch<T>(m, n, cnt, a.data(), hs.data(), hu.data(), hv.data());
-            return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+            return batchsvd::testing::measure_batch<T>(m, n, cnt, a.data(), hs.data(), hu.data(), hv.data());
         };
         load();
         batchsvd::gesvd<T>(m, n, cnt, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
-        r.ours = measure(du.p, m * k, dv.p, n * k, n, false);
+        r.ours_errors = measure(du.p, m * k, dv.p, n * k, n, false);
+        r.ours = worst(r.ours_errors);
         if (!std::isnan(row.jbatched) && std::isfinite(row.jbatched)) {
             Dev<D> U(std::size_t(m) * m * cnt), V(std::size_t(n) * n * cnt);
             int lw = 0;
@@ -648,8 +653,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 load();
                 if (S::jb(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m), ds.p, U.p,
                           int(m), V.p, int(n), w.p, lw, dinfo.p, params, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
-                    r.jbatched = measure(reinterpret_cast<T*>(U.p), m * m, reinterpret_cast<T*>(V.p),
-                                               n * n, n, false);
+                    r.jbatched = worst(measure(reinterpret_cast<T*>(U.p), m * m,
+                                               reinterpret_cast<T*>(V.p), n * n, n, false));
             }
         }
         if (!std::isnan(row.gesvda) && std::isfinite(row.gesvda)) {
@@ -662,8 +667,11 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 load();
                 if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                          ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
-                         int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS)
-                    r.gesvda = measure(du.p, m * k, dv.p, n * k, n, false);
+                         int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
+                    r.gesvda_errors = measure(du.p, m * k, dv.p, n * k, n, false);
+                    r.gesvda = worst(r.gesvda_errors);
+                    r.gesvda_measured = true;
+                }
             }
         }
         // gesvdj and gesvd one matrix at a time, as timed.
@@ -689,7 +697,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                                  int(n), w.p, lw, dinfo.p + b, params);
                 if (st != CUSOLVER_STATUS_SUCCESS) return nan_ms;
             }
-            return measure(du.p, m * k, dv.p, n * k, n, svd_g);
+            return worst(measure(du.p, m * k, dv.p, n * k, n, svd_g));
         };
         if (!std::isnan(row.jloop) && std::isfinite(row.jloop)) r.jloop = looped(false);
         if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop) && m >= n) r.gesvd = looped(true);
@@ -700,51 +708,16 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         return r;
     };
     row.acc = library_accuracy(batchsvd::testing::Family::random, 4242,
-                               batchsvd::testing::default_condition<T>());
-    // geo: its generation is O(m n k) on the host too (random orthogonal factors).
+                               batchsvd::testing::default_condition<T>(), n <= 32 ? 200 : n <= 128 ? 20 : 3);
+    // geo (kappa 1e10 double, 1e5 single): its generation is O(m n k) on the host too (random
+    // orthogonal factors). batchsvd's and gesvda's own e1-e4 are the CSV's geo_e* columns.
     if (double(m) * double(n) * double(k) <= 2e9) {
         row.geo_kappa = batchsvd::testing::default_condition<T>();
-        row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 778, row.geo_kappa);
-    }
-    // Accuracy on a geo batch: gesvda next to ours.
-    if (m >= n && measure_count(m, n, 1) > 0) {
-        const index_t gb = measure_count(m, n, std::min<index_t>(batch, n <= 128 ? 200 : 8));
-        row.geo_kappa = batchsvd::testing::default_condition<T>();
-        const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::geo, m, n,
-                                                            gb, 777, row.geo_kappa);
-        std::vector<T> u(std::size_t(m) * k * gb), v(std::size_t(n) * k * gb);
-        std::vector<R> sv(std::size_t(k) * gb);
-        std::vector<int> info(gb);
-        auto fetch = [&] {
-            CK(cudaStreamSynchronize(s));
-            CK(cudaMemcpy(u.data(), du.p, u.size() * sizeof(T), cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(v.data(), dv.p, v.size() * sizeof(T), cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(sv.data(), ds.p, sv.size() * sizeof(R), cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(info.data(), dinfo.p, gb * sizeof(int), cudaMemcpyDeviceToHost));
-        };
-        to_device(da.p, a.data(), a.size(), s);
-        batchsvd::gesvd<T>(m, n, gb, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
-        fetch();
+        row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 777, row.geo_kappa, n <= 128 ? 200 : 8);
+        row.geo_ours = row.geo_acc.ours_errors;
         row.geo_ours_ok = true;
-        row.geo_ours = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(), u.data(),
-                                                           v.data());
-        int lw = 0;
-        const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-        to_device(da.p, a.data(), a.size(), s);
-        if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
-                      ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
-                      reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
-                      int(gb)) == CUSOLVER_STATUS_SUCCESS) {
-            Dev<D> w(lw);
-            if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
-                     ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
-                     int(n), sV, w.p, lw, dinfo.p, nullptr, int(gb)) == CUSOLVER_STATUS_SUCCESS) {
-                fetch();
-                row.geo_gesvda = batchsvd::testing::measure_batch<T>(m, n, gb, a.data(), sv.data(),
-                                                                     u.data(), v.data());
-                row.geo_gesvda_ok = true;
-            }
-        }
+        row.geo_gesvda = row.geo_acc.gesvda_errors;
+        row.geo_gesvda_ok = row.geo_acc.gesvda_measured;
     }
     cusolverDnDestroyGesvdjInfo(params);
     return row;

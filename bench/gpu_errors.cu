@@ -157,8 +157,8 @@ template <class T> std::vector<double> gpu_reference_values(index_t m, index_t n
     Buf<double> w(std::size_t(m) * n * P), t(m < n ? std::size_t(m) * n * P : 0);
     widen(a, w.p, std::size_t(m) * n, s);
     double* x = w.p;
-    Handles hb(s);
     if (m < n) {  // A^H, n x m
+        Handles hb(s);
         const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
         if constexpr (P == 1) {
             const double one = 1, zero = 0;
@@ -170,6 +170,7 @@ template <class T> std::vector<double> gpu_reference_values(index_t m, index_t n
                               reinterpret_cast<const cuDoubleComplex*>(w.p), int(m), &zero, nullptr, int(n),
                               reinterpret_cast<cuDoubleComplex*>(t.p), int(n)), "cublasZgeam");
         }
+        check(cudaStreamSynchronize(s), "sync");  // before the handle goes
         x = t.p;
     }
     cusolverDnHandle_t h = nullptr;

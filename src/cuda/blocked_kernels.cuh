@@ -275,6 +275,13 @@ __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col,
     }
 }
 
+/// Whether a pair of G with diagonal entries a, b and |off-diagonal| absc can rotate at all:
+/// a zero column or an exactly zero product never does (padding slots). The eigensolver's
+/// test and the pair kernel's pre-check are this and core::needs_rotation.
+template <class R> __device__ __forceinline__ bool gram_pair_live(R a, R b, R absc) {
+    return absc > R(0) && a > R(0) && b > R(0);
+}
+
 /// Rotation of pair pr of inner step s of the eigensolver on G (ld W2 + 1), by thread pr:
 /// the same formulas and test as the one-sided iteration. Stores the twiddle, cosine and the
 /// pair's new diagonal entries, ons[pr] = whether it rotates, and sets *any when it does.
@@ -295,7 +302,7 @@ __device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T
     // side by side: this thread's latency holds up the whole block at the next barrier.
     // (On stand-ins where a column is zero or the dot product exactly zero, as for padding:
     // 0 / 0 and sqrt(0) take the FP64 slow paths. Such a pair never rotates.)
-    const bool live = absc > R(0) && a > R(0) && b > R(0);
+    const bool live = gram_pair_live(a, b, absc);
     const core::Rotation<R> rot = core::jacobi_rotation(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
     if (live && core::needs_rotation(absc, a, b, tol)) {
         tws[pr] = core::rotation_twiddle(c, absc, rot.t);
@@ -321,7 +328,7 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
         if (i >= j) continue;
         const R a = core::real_part(G[i + i * LDG]), b = core::real_part(G[j + j * LDG]);
         const R absc = core::abs_of(G[i + j * LDG]);
-        need = need || (absc > R(0) && a > R(0) && b > R(0) && core::needs_rotation(absc, a, b, tol));
+        need = need || (gram_pair_live(a, b, absc) && core::needs_rotation(absc, a, b, tol));
     }
     return need;
 }

@@ -80,9 +80,10 @@ int blocked_phases_from_env() {
 }
 
 template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
-    void (*kernel)(const BlockedParams<DT>, int) = nullptr;
-    if constexpr (blocked_pair_capped<DT, NB>()) kernel = &blocked_pair_kernel_capped<DT, NB>;
-    else kernel = &blocked_pair_kernel<DT, NB>;
+    const auto kernel = [] {  // only the variant in use is instantiated (as in warp_path.cu)
+        if constexpr (blocked_pair_capped<DT, NB>()) return &blocked_pair_kernel_capped<DT, NB>;
+        else return &blocked_pair_kernel<DT, NB>;
+    }();
     if (smem > 48 * 1024)
         BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     return kernel;
