@@ -9,7 +9,8 @@
 // batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK
 // (past ~670^3 multiply-adds, on one matrix on the GPU in FP64: gpu_errors.hpp; the CSV's
 // errors_by column says which); every library's errors are measured on one shared random
-// input and on a `geo` batch (kappa 1e10 double, 1e5 single; up to ~1260^3 multiply-adds).
+// input and on a `geo` batch (kappa 1e10 double, 1e5 single; generated on the GPU where the
+// errors are measured there).
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
@@ -359,6 +360,14 @@ void time_host_memory(Row& row, index_t m, index_t n, index_t batch, const T* da
               << (bad ? ", matrices with info != 0: " + std::to_string(bad) : std::string()) << "\n";
 }
 
+/// The worst of e1-e4 in units of u; a NaN among them (NaN in the library's output, which
+/// the measures propagate) counts as an infinite error, not as a missing one.
+double worst_in_u(const batchsvd::testing::Errors& e, double u) {
+    for (double x : {e.e1, e.e2, e.e3, e.e4})
+        if (std::isnan(x)) return std::numeric_limits<double>::infinity();
+    return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
+}
+
 template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0,
                                 batchsvd::QrMode qr = batchsvd::QrMode::automatic) {
     using S = Solver<T>;
@@ -427,10 +436,12 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             row.plan += " blk/SM " + std::to_string(pi.blocks_per_sm);
         }
         // The scan costs about (mean sweeps / 2) solves: for solves over 2 s it runs on the
-        // first matrices of the batch, as many as take about a second (none where one matrix
-        // takes longer: one 4096^2 float64 matrix, about 3 s).
+        // first matrices of the batch, as many as take about a second, at least one where that
+        // one takes under 20 s (one 8192^2 float64 matrix: ~15 s, a scan of about 2 minutes).
         const index_t scan = !(row.ours > 0) ? 0  // batchsvd did not run (NaN)
-                             : row.ours < 2000 ? batch : index_t(double(batch) * 1000.0 / row.ours);
+                             : row.ours < 2000 ? batch
+                             : std::max<index_t>(index_t(double(batch) * 1000.0 / row.ours),
+                                                 row.ours / double(batch) < 20000 ? 1 : 0);
         row.sweeps_counted_on = scan;
         std::vector<int> info(std::max<index_t>(scan, 1));
         index_t done = 0;
@@ -573,9 +584,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const auto b = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
                                                             n, row.cpu_subset, 98);
         const double u = batchsvd::testing::unit_roundoff<T>();
-        auto worst = [u](const batchsvd::testing::Errors& e) {
-            return std::max({e.e1, e.e2, e.e3, e.e4}) / u;
-        };
+        auto worst = [u](const batchsvd::testing::Errors& e) { return worst_in_u(e, u); };
         const double scale = double(batch) / double(row.cpu_subset);
         const auto rd = batchsvd::bench::run_lapack_loop<T>(false, m, n, row.cpu_subset, b.data(), 3);
         row.cpu_gesvd = rd.ms * scale;
@@ -600,10 +609,19 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         LibraryAccuracy r;
         const bool on_host = measure_count(m, n, 1) > 0;
         const index_t cnt = r.count = on_host ? measure_count(m, n, std::min<index_t>(batch, want)) : 1;
-        const auto a = batchsvd::testing::generate_batch<T>(family, m, n, cnt, seed, cond);
+        // Past the host reference's reach a structured family is generated on the GPU (the
+        // host's Gram-Schmidt would take minutes at order 2048 and more).
+        const auto a = !on_host && family != batchsvd::testing::Family::random
+                           ? batchsvd::bench::gpu_generate<T>(family, m, n, cond, seed, s)
+                           : batchsvd::testing::generate_batch<T>(family, m, n, cnt, seed, cond);
         const double u = batchsvd::testing::unit_roundoff<T>();
         const batchsvd::testing::Errors unmeasured{nan_ms, nan_ms, nan_ms, nan_ms, true};
-        auto worst = [u](const batchsvd::testing::Errors& e) { return std::max({e.e1, e.e2, e.e3, e.e4}) / u; };
+        bool measured = true;  // false where measure() could not measure (not: the output was NaN)
+        auto worst = [u, &measured](const batchsvd::testing::Errors& e) {
+            const double w = measured ? worst_in_u(e, u) : nan_ms;
+            measured = true;
+            return w;
+        };
         std::vector<T> hu(on_host ? std::size_t(m) * k * cnt : 0), hv(on_host ? std::size_t(n) * k * cnt : 0);
         std::vector<R> hs(std::size_t(k) * cnt);
         auto load = [&] { to_device(da.p, a.data(), a.size(), s); };
@@ -613,6 +631,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             to_device(a0.p, a.data(), a.size(), s);
             try {
                 ref = batchsvd::bench::gpu_reference_values<T>(m, n, a0.p, s);
+                if (family != batchsvd::testing::Family::random && !ref.empty())
+                    std::cerr << "  generated on the GPU: reference sigma_1 " << ref.front() << ", sigma_k "
+                              << ref.back() << " (expected 1 and " << 1.0 / cond << ")\n";
             } catch (const std::exception& e) {
                 std::cerr << "warning: reference values not computed: " << e.what() << "\n";
             }
@@ -625,6 +646,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                     return batchsvd::bench::gpu_measure<T>(m, n, a0.p, ds.p, u0, v0, ldv, vh, ref, s);
                 } catch (const std::exception& e) {
                     std::cerr << "warning: errors not measured: " << e.what() << "\n";
+                    measured = false;
                     return unmeasured;
                 }
             }
@@ -709,9 +731,10 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     };
     row.acc = library_accuracy(batchsvd::testing::Family::random, 4242,
                                batchsvd::testing::default_condition<T>(), n <= 32 ? 200 : n <= 128 ? 20 : 3);
-    // geo (kappa 1e10 double, 1e5 single): its generation is O(m n k) on the host too (random
-    // orthogonal factors). batchsvd's and gesvda's own e1-e4 are the CSV's geo_e* columns.
-    if (double(m) * double(n) * double(k) <= 2e9) {
+    // geo (kappa 1e10 double, 1e5 single), on the host where its reference is (random
+    // orthogonal factors, O(m n k)), on the GPU beyond. batchsvd's and gesvda's own e1-e4 are
+    // the CSV's geo_e* columns.
+    {
         row.geo_kappa = batchsvd::testing::default_condition<T>();
         row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 777, row.geo_kappa, n <= 128 ? 200 : 8);
         row.geo_ours = row.geo_acc.ours_errors;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -149,7 +150,80 @@ double orthogonality(cublasHandle_t h, const double* q, index_t rows, index_t k,
     return norm1<P>(g.p, k, k, k, s);
 }
 
+
+/// The Q factor (rows x cols, orthonormal columns) of a Gaussian rows x cols matrix, in place in
+/// q (P doubles an element, ld rows).
+template <int P>
+void gaussian_q(cusolverDnHandle_t h, double* q, index_t rows, index_t cols, std::mt19937_64& g,
+                cudaStream_t s) {
+    std::normal_distribution<double> nd;
+    std::vector<double> host(std::size_t(rows) * cols * P);
+    for (auto& x : host) x = nd(g);
+    check(cudaMemcpyAsync(q, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, s), "copy");
+    int lw_qr = 0, lw_q = 0;
+    Buf<double> tau(std::size_t(cols) * P);
+    Buf<int> info(1);
+    if constexpr (P == 1) {
+        check(cusolverDnDgeqrf_bufferSize(h, int(rows), int(cols), q, int(rows), &lw_qr), "geqrf_bufferSize");
+        check(cusolverDnDorgqr_bufferSize(h, int(rows), int(cols), int(cols), q, int(rows), tau.p, &lw_q),
+              "orgqr_bufferSize");
+        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)));
+        check(cusolverDnDgeqrf(h, int(rows), int(cols), q, int(rows), tau.p, work.p, lw_qr, info.p), "geqrf");
+        check(cusolverDnDorgqr(h, int(rows), int(cols), int(cols), q, int(rows), tau.p, work.p, lw_q, info.p),
+              "orgqr");
+        check(cudaStreamSynchronize(s), "sync");  // before work and tau go
+    } else {
+        auto* z = reinterpret_cast<cuDoubleComplex*>(q);
+        auto* zt = reinterpret_cast<cuDoubleComplex*>(tau.p);
+        check(cusolverDnZgeqrf_bufferSize(h, int(rows), int(cols), z, int(rows), &lw_qr), "geqrf_bufferSize");
+        check(cusolverDnZungqr_bufferSize(h, int(rows), int(cols), int(cols), z, int(rows), zt, &lw_q),
+              "ungqr_bufferSize");
+        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)) * 2);
+        auto* zw = reinterpret_cast<cuDoubleComplex*>(work.p);
+        check(cusolverDnZgeqrf(h, int(rows), int(cols), z, int(rows), zt, zw, lw_qr, info.p), "geqrf");
+        check(cusolverDnZungqr(h, int(rows), int(cols), int(cols), z, int(rows), zt, zw, lw_q, info.p), "ungqr");
+        check(cudaStreamSynchronize(s), "sync");
+    }
+    int hinfo = 0;
+    check(cudaMemcpy(&hinfo, info.p, sizeof(int), cudaMemcpyDeviceToHost), "copy");
+    if (hinfo != 0) throw std::runtime_error("gpu_generate: QR of a Gaussian matrix failed (info " + std::to_string(hinfo) + ")");
+}
+
 }  // namespace
+
+template <class T>
+std::vector<T> gpu_generate(testing::Family f, index_t m, index_t n, double cond, std::uint64_t seed,
+                            cudaStream_t s) {
+    using R = real_t<T>;
+    constexpr int P = parts_v<T>;
+    if (f == testing::Family::random) throw std::invalid_argument("gpu_generate: the random family is generated on the host");
+    const index_t k = std::min(m, n);
+    std::mt19937_64 g(seed);
+    const std::vector<double> sigma = testing::family_singular_values(f, k, cond, g());
+    cusolverDnHandle_t h = nullptr;
+    check(cusolverDnCreate(&h), "cusolverDnCreate");
+    struct Guard { cusolverDnHandle_t h; ~Guard() { cusolverDnDestroy(h); } } guard{h};
+    check(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+    Buf<double> x(std::size_t(m) * k * P), y(std::size_t(n) * k * P), a(std::size_t(m) * n * P), sd(k);
+    gaussian_q<P>(h, x.p, m, k, g, s);
+    gaussian_q<P>(h, y.p, n, k, g, s);
+    check(cudaMemcpyAsync(sd.p, sigma.data(), k * sizeof(double), cudaMemcpyHostToDevice, s), "copy");
+    scale_columns_kernel<double, P><<<kGrid, kThreads, 0, s>>>(x.p, m, k, sd.p);
+    check(cudaGetLastError(), "scale_columns_kernel");
+    {
+        Handles hb(s);
+        gemm<P>(hb.blas, CUBLAS_OP_N, P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C, m, n, k, 1.0, x.p, m, y.p, n, 0.0, a.p, m);
+        check(cudaStreamSynchronize(s), "sync");  // before the handle goes
+    }
+    std::vector<double> wide(std::size_t(m) * n * P);
+    check(cudaMemcpy(wide.data(), a.p, wide.size() * sizeof(double), cudaMemcpyDeviceToHost), "copy");
+    std::vector<T> out(std::size_t(m) * n);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if constexpr (P == 1) out[i] = T(wide[i]);
+        else out[i] = T(R(wide[2 * i]), R(wide[2 * i + 1]));
+    }
+    return out;
+}
 
 template <class T> std::vector<double> gpu_reference_values(index_t m, index_t n, const T* a, cudaStream_t s) {
     constexpr int P = parts_v<T>;
@@ -241,7 +315,8 @@ testing::Errors gpu_measure(index_t m, index_t n, const T* a, const real_t<T>* s
 #define BATCHSVD_GPU_ERRORS_(T)                                                                           \
     template std::vector<double> gpu_reference_values<T>(index_t, index_t, const T*, cudaStream_t);       \
     template testing::Errors gpu_measure<T>(index_t, index_t, const T*, const real_t<T>*, const T*,      \
-                                            const T*, index_t, bool, const std::vector<double>&, cudaStream_t);
+                                            const T*, index_t, bool, const std::vector<double>&, cudaStream_t); \
+    template std::vector<T> gpu_generate<T>(testing::Family, index_t, index_t, double, std::uint64_t, cudaStream_t);
 BATCHSVD_GPU_ERRORS_(float)
 BATCHSVD_GPU_ERRORS_(double)
 BATCHSVD_GPU_ERRORS_(std::complex<float>)

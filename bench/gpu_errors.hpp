@@ -13,6 +13,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "testing/error_measures.hpp"
+#include "testing/generators.hpp"
 
 namespace batchsvd::bench {
 
@@ -26,5 +27,14 @@ template <class T>
 testing::Errors gpu_measure(index_t m, index_t n, const T* a, const real_t<T>* s, const T* u,
                             const T* v, index_t ldv, bool vh, const std::vector<double>& s_ref,
                             cudaStream_t stream);
+
+/// One m x n matrix of family f (not random) with condition cond, generated on the GPU for
+/// orders whose host generation (testing/generators.cpp, Gram-Schmidt on one core) would take
+/// minutes: X diag(sigma) Y^H with X, Y the Q factors of Gaussian matrices (cuSOLVER geqrf and
+/// orgqr/ungqr in double), sigma testing::family_singular_values. Returned on the host,
+/// column-major, rounded to T.
+template <class T>
+std::vector<T> gpu_generate(testing::Family f, index_t m, index_t n, double cond, std::uint64_t seed,
+                            cudaStream_t s);
 
 }  // namespace batchsvd::bench

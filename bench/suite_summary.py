@@ -123,25 +123,41 @@ def summary(group, rows):
     print()
 
 
-GEO = [("geo_acc_batchsvd_u", "batchsvd"), ("geo_acc_gesvdjBatched_u", "gesvdjBatched"),
-       ("geo_acc_gesvda_u", "gesvda"), ("geo_acc_gesvdj_u", "gesvdj (looped)"),
-       ("geo_acc_gesvd_u", "gesvd (looped)")]
+GEO = [("geo_acc_batchsvd_u", "batchsvd_ms", "batchsvd"),
+       ("geo_acc_gesvdjBatched_u", "gesvdjBatched_ms", "gesvdjBatched"),
+       ("geo_acc_gesvda_u", "gesvdaStridedBatched_ms", "gesvda"),
+       ("geo_acc_gesvdj_u", "gesvdj_loop_ms", "gesvdj (looped)"),
+       ("geo_acc_gesvd_u", "gesvd_loop_ms", "gesvd (looped)")]
 
 
 def geo_line(rows):
-    """Each library's worst error over the group's geo batches (CSV columns geo_acc_*_u)."""
+    """Each library's worst error over the group's geo batches (CSV columns geo_acc_*_u). An
+    infinite value is a NaN in the library's output; a library that ran in the timed runs
+    but has no geo value failed there (an error status, or a workspace it could not size):
+    both are counted, not dropped."""
     parts = []
-    for col, name in GEO:
+    for col, tcol, name in GEO:
         vals = [num(r.get(col)) for r in rows]
-        vals = [v for v in vals if not math.isnan(v)]
-        if not vals:
+        ran = [math.isfinite(num(r.get(tcol))) for r in rows]
+        nan_out = sum(math.isinf(v) for v in vals)
+        no_value = sum(math.isnan(v) and t for v, t in zip(vals, ran))
+        finite = [v for v in vals if math.isfinite(v)]
+        if not finite and not nan_out and not no_value:
             continue
-        over = sum(v >= U_LIMIT for v in vals)
-        parts.append("%s %.3gu%s" % (name, max(vals), " (over 30u in %d of %d)" % (over, len(vals)) if over else ""))
+        over = sum(v >= U_LIMIT for v in finite)
+        notes = []
+        if over:
+            notes.append("over 30u in %d of %d" % (over, len(finite)))
+        if nan_out:
+            notes.append("NaN in its output in %d" % nan_out)
+        if no_value:
+            notes.append("failed or NaN in %d" % no_value)
+        parts.append("%s %s%s" % (name, "%.3gu" % max(finite) if finite else "no accurate result",
+                                   " (%s)" % ", ".join(notes) if notes else ""))
     if not parts:
         return ""
     return ("- On geo matrices (kappa 1e10 double, 1e5 single; %d of %d cases), each library's worst "
-            "error: %s." % (max(sum(not math.isnan(num(r.get(c))) for r in rows) for c, _ in GEO),
+            "error: %s." % (max(sum(not math.isnan(num(r.get(c))) for r in rows) for c, _, _ in GEO),
                             len(rows), "; ".join(parts)))
 
 
