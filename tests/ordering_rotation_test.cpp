@@ -59,12 +59,13 @@ TEST(Rotation, DiagonalisesSymmetric2x2) {
 }
 
 TEST(Rotation, ConvergenceTest) {
-    EXPECT_FALSE(core::needs_rotation(1e-17, 1.0, 1.0, core::convergence_tolerance<double>(30, 10)));
-    EXPECT_TRUE(core::needs_rotation(1e-12, 1.0, 1.0, core::convergence_tolerance<double>(30, 10)));
+    EXPECT_FALSE(core::needs_rotation(1e-17, 1.0, 1.0, core::convergence_tolerance<double>(30)));
+    EXPECT_TRUE(core::needs_rotation(1e-12, 1.0, 1.0, core::convergence_tolerance<double>(30)));
     // no overflow of a*b for huge norms
     EXPECT_TRUE(core::needs_rotation(1e300, 1e300, 1e300, 1e-15));
-    // long columns raise the threshold to sqrt(m) u
-    EXPECT_DOUBLE_EQ(core::convergence_tolerance<double>(30, 10000), 100 * core::precision<double>::unit_roundoff);
+    // k u, not raised for long columns (sqrt(m) u let e2 pass 30u at m = 8192)
+    EXPECT_DOUBLE_EQ(core::convergence_tolerance<double>(30), 30 * core::precision<double>::unit_roundoff);
+    EXPECT_FLOAT_EQ(core::convergence_tolerance<float>(30), 30 * core::precision<float>::unit_roundoff);
 }
 
 /// Columns of rounding noise of rounding noise (rank deficiency leaves them in R) have entries

@@ -98,12 +98,15 @@ template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tole
     return needs_rotation_norms(abs_c, std::sqrt(a), std::sqrt(b), t);
 }
 
-/// The convergence threshold k*u, raised to sqrt(m)*u for very long columns, where the
-/// rounding error of a dot product alone can exceed k*u and the sweeps would not stop.
-template <class R> BATCHSVD_HD R convergence_tolerance(double tol_factor, long long m) {
-    const double u = precision<R>::unit_roundoff;
-    const double k = tol_factor > std::sqrt(double(m)) ? tol_factor : std::sqrt(double(m));
-    return R(k * u);
+/// The convergence threshold k*u, whatever the column length m. LAPACK's gesvj raises it to
+/// sqrt(m) eps for long columns, and so did this library up to session 6, but the cosines
+/// the sweeps leave between columns may then reach sqrt(m) u, and U's orthogonality error e2
+/// (their mean over a column) followed: 30.1u at 8192 x 8192 float64 (geo, kappa 1e10; H100,
+/// bench/results/h100/2026-11-24-s6). For nearly orthogonal columns the rounding error of the
+/// computed dot product is about u |x| |y|, not sqrt(m) u (the partial sums stay small), so
+/// k u with k = 30 still stops the sweeps (measured on the CPU up to 32768-row columns).
+template <class R> BATCHSVD_HD R convergence_tolerance(double tol_factor) {
+    return R(tol_factor * precision<R>::unit_roundoff);
 }
 
 /// Squared norms after the rotation: tracked instead of recomputed (W-cycle eq. 6).

@@ -109,7 +109,7 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
         for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
         V = ws.right.data();
     }
-    const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor, rows),
+    const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor),
                                  core::negligible_norm(std::ldexp(maxabs, scale_exp))};
     const int nb = opt.block_width > 0 ? opt.block_width : default_block_width;
     const bool blocked = N > nb && (opt.variant == JacobiVariant::blocked ||
