@@ -13,7 +13,7 @@
 // errors are measured there).
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
-//                           [--group NAME] [--cap S] [--no-peers] [--breakdown]
+//                           [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown]
 //                           [--cpu-baseline] [--host-memory] [--label TEXT]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
 //   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing and noqr turns it
@@ -26,6 +26,7 @@
 //   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
 //   (default 30) is skipped and named in the CSV's skipped_over_cap column, which also names
 //   a peer that failed ("gesvda(failed)") or could not size its workspace.
+//   --no-sweep-count: skip the sweep scan (about mean sweeps / 2 extra solves; no arithmetic floor).
 //   --host-memory: also time the batch from pinned host memory (transfers included), as the
 //   library chooses and streamed in 8 chunks.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
@@ -312,6 +313,7 @@ struct Env {
     bool breakdown = false;
     bool cpu_baseline = false;
     bool host_memory = false;
+    bool count_sweeps = true;  ///< false: --no-sweep-count (no sweeps, no arithmetic floor)
     double fp64_flops_per_ms = nan_ms, fp32_flops_per_ms = nan_ms;  ///< vector (non-tensor) peaks
 };
 
@@ -438,7 +440,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         // The scan costs about (mean sweeps / 2) solves: for solves over 2 s it runs on the
         // first matrices of the batch, as many as take about a second, at least one where that
         // one takes under 20 s (one 8192^2 float64 matrix: ~15 s, a scan of about 2 minutes).
-        const index_t scan = !(row.ours > 0) ? 0  // batchsvd did not run (NaN)
+        const index_t scan = !(row.ours > 0) || !env.count_sweeps ? 0  // batchsvd did not run (NaN)
                              : row.ours < 2000 ? batch
                              : std::max<index_t>(index_t(double(batch) * 1000.0 / row.ours),
                                                  row.ours / double(batch) < 20000 ? 1 : 0);
@@ -803,7 +805,7 @@ int main(int argc, char** argv) {
     std::string cases = group_cases("quick");
     std::string csv_path, label;
     int reps = 10;
-    bool peers = true, breakdown = false, cpu_baseline = false, host_memory = false;
+    bool peers = true, breakdown = false, cpu_baseline = false, host_memory = false, count_sweeps = true;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -811,6 +813,7 @@ int main(int argc, char** argv) {
         else if (a == "--reps") reps = std::max(1, std::atoi(next().c_str()));
         else if (a == "--csv") csv_path = next();
         else if (a == "--no-peers") peers = false;
+        else if (a == "--no-sweep-count") count_sweeps = false;
         else if (a == "--breakdown") breakdown = true;
         else if (a == "--cpu-baseline") cpu_baseline = true;
         else if (a == "--host-memory") host_memory = true;
@@ -827,7 +830,7 @@ int main(int argc, char** argv) {
         else {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
-                         " [--group NAME] [--cap S] [--no-peers] [--breakdown] [--cpu-baseline] [--host-memory]"
+                         " [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown] [--cpu-baseline] [--host-memory]"
                          " [--label TEXT]\n";
             return 1;
         }
@@ -868,6 +871,7 @@ int main(int argc, char** argv) {
         }
     }
     env.cpu_baseline = cpu_baseline;
+    env.count_sweeps = count_sweeps;
     env.host_memory = host_memory;
     {  // the memory ceiling: a 1 GiB device-to-device copy (bytes read + written)
         const std::size_t bytes = std::size_t(1) << 30;
