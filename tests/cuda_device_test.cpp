@@ -472,8 +472,9 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
             expect_family_accurate<T>(f, m, n, batch, qr_always());
 }
 
-/// qr = automatic takes QR pre-processing for tall panels (M >= 2N, M >= 128) that fit in
-/// shared memory, tall or wide; not for short, square or forced-variant problems, nor with
+/// qr = automatic takes QR pre-processing for tall panels, tall or wide: real types from
+/// M >= 2N, M >= 128 where the panel fits in shared memory, complex types from M >= 3N (at 16
+/// columns also where it does not fit); not for square or forced-variant problems, nor with
 /// qr = never. The six families through the automatic choice, tall and wide.
 TYPED_TEST(CudaDevice, QrAutomaticChoice) {
     SKIP_WITHOUT_CUDA();
@@ -484,13 +485,17 @@ TYPED_TEST(CudaDevice, QrAutomaticChoice) {
     EXPECT_EQ(cuda::solve_path<T>(600, 16, 10, {}), "qr");
     EXPECT_EQ(cuda::solve_path<T>(16, 600, 10, {}), "qr");
     EXPECT_EQ(cuda::solve_path<T>(160, 64, 10, {}), "qr");
-    EXPECT_NE(cuda::solve_path<T>(100, 13, 10, {}), "qr");
+    constexpr bool cplx = !std::is_same_v<T, real_t<T>>;
+    EXPECT_EQ(cuda::solve_path<T>(100, 13, 10, {}) == "qr", cplx);  // under 128 rows: complex only
+    EXPECT_NE(cuda::solve_path<T>(40, 16, 10, {}), "qr");           // under 3N
     EXPECT_NE(cuda::solve_path<T>(200, 120, 10, {}), "qr");
     EXPECT_NE(cuda::solve_path<T>(600, 16, 10, never), "qr");
     EXPECT_NE(cuda::solve_path<T>(600, 16, 10, blocked_path()), "qr");
-    EXPECT_NE(cuda::solve_path<T>(100000, 16, 10, {}), "qr");  // the panel exceeds shared memory
+    // A panel beyond shared memory: QR in global memory for complex 16-column panels only
+    EXPECT_EQ(cuda::solve_path<T>(100000, 16, 10, {}) == "qr", cplx);
+    EXPECT_NE(cuda::solve_path<T>(100000, 40, 10, {}), "qr");
     for (testing::Family f : testing::all_families)
-        for (auto [m, n] : {std::pair<index_t, index_t>{600, 20}, {20, 600}})
+        for (auto [m, n] : {std::pair<index_t, index_t>{600, 20}, {20, 600}, {60, 16}, {16, 60}, {3000, 16}})
             expect_family_accurate<T>(f, m, n, 7);
 }
 

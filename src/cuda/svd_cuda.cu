@@ -225,18 +225,28 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     return p;
 }
 
-/// QR pre-processing on the GPU (qr_path.cu): always with qr = always; with qr = automatic for
-/// tall matrices (M >= 2N, M >= 128) whose panel fits in one block's shared memory, where it
-/// measured faster than solving the whole matrix by Jacobi on the H100 (float64, batch 1000:
-/// 1000 x 16 2.25 against 9.98 ms, 200 x 16 0.45 against 0.87, 256 x 64 14.0 against 21.2,
-/// 128 x 32 1.5 against 2.0; float32 1000 x 16 1.61 against 2.85). Panels beyond shared
-/// memory are factored in global memory, which measured slower (2000 x 16 8.65 against
-/// 8.04 ms, 500 x 100 103 against 78 ms), so automatic leaves them to Jacobi.
+/// QR pre-processing on the GPU (qr_path.cu): always with qr = always; with qr = automatic where
+/// it measured faster than solving the whole matrix by Jacobi (H100, batch 1000):
+/// - real types: tall matrices (M >= 2N, M >= 128) whose panel fits in one block's shared
+///   memory (float64 1000 x 16 2.25 against 9.98 ms, 200 x 16 0.45 against 0.87, 256 x 64 14.0
+///   against 21.2, 128 x 32 1.5 against 2.0; float32 1000 x 16 1.61 against 2.85). Below 128
+///   rows the fused kernel is as fast or faster (float64 100 x 16 0.38 against 0.37, 48 x 16
+///   0.29 against 0.34; float32 0.27 against 0.31); panels beyond shared memory are factored
+///   in global memory, which measured slower (2000 x 16 8.56 against 7.62 ms, 500 x 100 103
+///   against 78 ms).
+/// - complex types: from M >= 3N, and at 16 columns whether or not the panel fits (complex64
+///   100 x 16 0.41 against 0.95 ms, 64 x 16 0.34 against 0.44, 48 x 16 0.41 against 0.44,
+///   2000 x 16 8.8 against 9.3; complex128 100 x 16 0.58 against 1.47, 48 x 16 0.52 against
+///   0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
+///   bench/results/h100/2026-11-24-s6/qr_crossover_tall16.csv). Wider complex panels that do not
+///   fit were not measured and stay with Jacobi.
 template <class T> bool use_qr(index_t m, index_t n, const Options& opts) {
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
-    return M >= 2 * N && M >= 128 && std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
+    const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
+    if constexpr (core::is_complex_v<T>) return M >= 3 * N && (fits || N <= 16);
+    else return M >= 2 * N && M >= 128 && fits;
 }
 
 /// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
