@@ -472,9 +472,9 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
             expect_family_accurate<T>(f, m, n, batch, qr_always());
 }
 
-/// qr = automatic takes QR pre-processing for tall panels, tall or wide: real types from
-/// M >= 2N, M >= 128 where the panel fits in shared memory, complex types from M >= 3N (at 16
-/// columns also where it does not fit); not for square or forced-variant problems, nor with
+/// qr = automatic takes QR pre-processing for tall panels, tall or wide: every type from
+/// M >= 2N, M >= 128 where the panel fits in shared memory, complex types also from M >= 3N
+/// (at 16 columns also where it does not fit); not for square or forced-variant problems, nor with
 /// qr = never. The six families through the automatic choice, tall and wide.
 TYPED_TEST(CudaDevice, QrAutomaticChoice) {
     SKIP_WITHOUT_CUDA();

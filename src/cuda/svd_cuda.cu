@@ -234,19 +234,20 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
 ///   0.29 against 0.34; float32 0.27 against 0.31); panels beyond shared memory are factored
 ///   in global memory, which measured slower (2000 x 16 8.56 against 7.62 ms, 500 x 100 103
 ///   against 78 ms).
-/// - complex types: from M >= 3N, and at 16 columns whether or not the panel fits (complex64
-///   100 x 16 0.41 against 0.95 ms, 64 x 16 0.34 against 0.44, 48 x 16 0.41 against 0.44,
-///   2000 x 16 8.8 against 9.3; complex128 100 x 16 0.58 against 1.47, 48 x 16 0.52 against
-///   0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
-///   bench/results/h100/2026-11-24-s6/qr_crossover_tall16.csv). Wider complex panels that do not
-///   fit were not measured and stay with Jacobi.
+/// - complex types: as real ones, and also from M >= 3N below 128 rows and, at 16 columns,
+///   beyond shared memory (complex64 100 x 16 0.41 against 0.95 ms, 64 x 16 0.34 against 0.44,
+///   48 x 16 0.41 against 0.44, 2000 x 16 8.8 against 9.3; complex128 100 x 16 0.58 against
+///   1.47, 48 x 16 0.52 against 0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
+///   bench/results/h100/2026-11-24-s6/qr_crossover_tall16.csv). Wider complex panels beyond
+///   shared memory were not measured and stay with Jacobi.
 template <class T> bool use_qr(index_t m, index_t n, const Options& opts) {
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
     const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
-    if constexpr (core::is_complex_v<T>) return M >= 3 * N && (fits || N <= 16);
-    else return M >= 2 * N && M >= 128 && fits;
+    const bool real_rule = M >= 2 * N && M >= 128 && fits;
+    if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
+    else return real_rule;
 }
 
 /// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
