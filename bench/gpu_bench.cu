@@ -14,7 +14,7 @@
 //
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown]
-//                           [--cpu-baseline] [--host-memory] [--label TEXT]
+//                           [--cpu-baseline] [--host-memory] [--label TEXT] [--print-cases]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
 //   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing and noqr turns it
 //   off (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
@@ -26,6 +26,7 @@
 //   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
 //   (default 30) is skipped and named in the CSV's skipped_over_cap column, which also names
 //   a peer that failed ("gesvda(failed)") or could not size its workspace.
+//   --print-cases: print the case list (of --group or --cases) and exit, no GPU needed.
 //   --no-sweep-count: skip the sweep scan (about mean sweeps / 2 extra solves; no arithmetic floor).
 //   --host-memory: also time the batch from pinned host memory (transfers included), as the
 //   library chooses and streamed in 8 chunks.
@@ -806,6 +807,7 @@ int main(int argc, char** argv) {
     std::string csv_path, label;
     int reps = 10;
     bool peers = true, breakdown = false, cpu_baseline = false, host_memory = false, count_sweeps = true;
+    bool print_cases = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -814,6 +816,7 @@ int main(int argc, char** argv) {
         else if (a == "--csv") csv_path = next();
         else if (a == "--no-peers") peers = false;
         else if (a == "--no-sweep-count") count_sweeps = false;
+        else if (a == "--print-cases") print_cases = true;
         else if (a == "--breakdown") breakdown = true;
         else if (a == "--cpu-baseline") cpu_baseline = true;
         else if (a == "--host-memory") host_memory = true;
@@ -831,9 +834,13 @@ int main(int argc, char** argv) {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
                          " [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown] [--cpu-baseline] [--host-memory]"
-                         " [--label TEXT]\n";
+                         " [--label TEXT] [--print-cases]\n";
             return 1;
         }
+    }
+    if (print_cases) {  // the case list (of --group or --cases), for bench/torch_compare.py
+        std::cout << cases << "\n";
+        return 0;
     }
     if (!batchsvd::cuda_available()) {
         std::cerr << "no CUDA device\n";

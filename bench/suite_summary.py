@@ -11,7 +11,10 @@ peers (gesvda), each library's worst error on the geo batches (geo_acc_*_u), and
 time over its roofline (the larger of the arithmetic and memory floors). With --plots DIR it also writes one PNG per group: time against size per
 precision (log scales) and batchsvd's speedup over each peer.
 
-    python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv [GROUP=FILE.csv ...]
+    python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv[+TORCH.csv] [...]
+
+TORCH.csv, from bench/torch_compare.py --group GROUP, adds torch.linalg.svd and its drivers
+as peers (joined by precision, m, n and batch).
 """
 import csv
 import math
@@ -24,7 +27,12 @@ PEERS = [("gesvdjBatched_ms", "acc_gesvdjBatched_u", "gesvdjBatched"),
          ("gesvdj_loop_ms", "acc_gesvdj_u", "gesvdj (looped)"),
          ("gesvd_loop_ms", "acc_gesvd_u", "gesvd (looped)"),
          ("cpu_gesvd_ms", "cpu_gesvd_max_err_u", "LAPACK gesvd (CPU)"),
-         ("cpu_gesvj_ms", "cpu_gesvj_max_err_u", "LAPACK gesvj (CPU)")]
+         ("cpu_gesvj_ms", "cpu_gesvj_max_err_u", "LAPACK gesvj (CPU)"),
+         # from bench/torch_compare.py --group (GROUP=FILE.csv+TORCH.csv)
+         ("torch_ms", "acc_torch_u", "torch.linalg.svd"),
+         ("torch_gesvd_ms", "acc_torch_gesvd_u", "torch gesvd"),
+         ("torch_gesvdj_ms", "acc_torch_gesvdj_u", "torch gesvdj"),
+         ("torch_gesvda_ms", "acc_torch_gesvda_u", "torch gesvda")]
 
 
 def num(x):
@@ -71,7 +79,7 @@ def analyse(r):
     if best is None:  # no errors measured (too large for the host reference): the peers that
         # are accurate by construction (not gesvda), marked as unmeasured (NaN error)
         known = [(num(r.get(t)), n, math.nan) for t, _, n in PEERS
-                 if n != "gesvda" and math.isfinite(num(r.get(t)))]
+                 if "gesvda" not in n and math.isfinite(num(r.get(t)))]
         best = min(known) if known else None
     faster_bad = [(n, t, e) for t, n, e in inaccurate if t < ours]
     return ours, best, faster_bad
@@ -127,7 +135,11 @@ GEO = [("geo_acc_batchsvd_u", "batchsvd_ms", "batchsvd"),
        ("geo_acc_gesvdjBatched_u", "gesvdjBatched_ms", "gesvdjBatched"),
        ("geo_acc_gesvda_u", "gesvdaStridedBatched_ms", "gesvda"),
        ("geo_acc_gesvdj_u", "gesvdj_loop_ms", "gesvdj (looped)"),
-       ("geo_acc_gesvd_u", "gesvd_loop_ms", "gesvd (looped)")]
+       ("geo_acc_gesvd_u", "gesvd_loop_ms", "gesvd (looped)"),
+       ("geo_acc_torch_u", "torch_ms", "torch.linalg.svd"),
+       ("geo_acc_torch_gesvd_u", "torch_gesvd_ms", "torch gesvd"),
+       ("geo_acc_torch_gesvdj_u", "torch_gesvdj_ms", "torch gesvdj"),
+       ("geo_acc_torch_gesvda_u", "torch_gesvda_ms", "torch gesvda")]
 
 
 def geo_line(rows):
@@ -206,9 +218,16 @@ def main(argv):
     if not argv:
         sys.exit(__doc__)
     for item in argv:
-        group, path = item.split("=", 1)
+        group, paths = item.split("=", 1)
+        path, _, torch_path = paths.partition("+")
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
+        if torch_path:  # torch's columns joined by case (its own batchsvd time is not used)
+            with open(torch_path, newline="") as f:
+                extra = {(r["precision"], r["m"], r["n"], r["batch"]): r for r in csv.DictReader(f)}
+            for r in rows:
+                t = extra.get((r["precision"], r["m"], r["n"], r["batch"]), {})
+                r.update({k: v for k, v in t.items() if k.startswith(("torch_", "acc_torch", "geo_acc_torch"))})
         summary(group, rows)
         if plots and rows:
             plot(group, rows, "%s/%s.png" % (plots, group))

@@ -12,11 +12,25 @@ clock, same repetition rule), the CPU baseline issue 9 asks for. --drivers also 
 torch.linalg.svd with driver="gesvd", "gesvdj" and "gesvda" (cuSOLVER's; gesvda is
 approximate). A torch call whose warm-up takes over --cap seconds (default 60) is not
 repeated: its column says "skipped" (named, not dropped).
+
+Suite mode (issue 7: torch in every group of the C++ benchmark):
+
+    python3 bench/torch_compare.py --group NAME --bench gpu-carry/batchsvd_gpu_bench
+                                   [--cap SECONDS] [--csv FILE]
+
+takes the group's case list from `batchsvd_gpu_bench --print-cases --group NAME` (one list,
+kept in the C++ benchmark), times torch.linalg.svd and its three drivers, each first on a
+sub-batch whose time, scaled to the batch, decides whether it runs on the whole batch
+(projected over --cap: "skipped", its projection in the CSV), and measures e1-e4 of every
+torch variant's output on one shared uniform random input and on a geo input (kappa 1e10
+double, 1e5 single), as the C++ benchmark does for cuSOLVER: in float64 / complex128 on the
+GPU, the reference singular values from torch's gesvd driver in float64.
 """
 import argparse
 import datetime
 import os
 import statistics
+import subprocess
 import time
 
 import torch
@@ -77,6 +91,112 @@ def wall_ms(fn, make, reps):
     return statistics.median(out)
 
 
+# ---- suite mode ------------------------------------------------------------------------------
+UNIT = {"f32": 2.0 ** -24, "f64": 2.0 ** -53, "c64": 2.0 ** -24, "c128": 2.0 ** -53}
+NAME = {"f32": "float32", "f64": "float64", "c64": "complex64", "c128": "complex128"}
+WIDE = {"f32": torch.float64, "f64": torch.float64, "c64": torch.complex128, "c128": torch.complex128}
+VARIANTS = (("torch", None), ("torch_gesvd", "gesvd"), ("torch_gesvdj", "gesvdj"), ("torch_gesvda", "gesvda"))
+
+
+def norm1(x):
+    """The largest column sum of |x| over the last two dimensions, per matrix."""
+    return x.abs().sum(dim=-2).amax(dim=-1)
+
+
+def errors_u(dt, a, u, s, vh, s_ref):
+    """Worst e1-e4 over the batch, in units of u (NaN in the output: infinite)."""
+    w = WIDE[dt]
+    a, u, vh = a.to(w), u.to(w), vh.to(w)
+    s = s.to(torch.float64)
+    m, n = a.shape[-2], a.shape[-1]
+    k = min(m, n)
+    eye = torch.eye(k, dtype=w, device=a.device)
+    e1 = norm1(a - (u * s[..., None, :].to(w)) @ vh) / (n * norm1(a).clamp_min(1e-300))
+    e2 = norm1(eye - u.mH @ u) / m
+    e3 = norm1(eye - vh @ vh.mH) / n
+    scale = s_ref[..., :1].clamp_min(1.0)
+    e4 = torch.linalg.vector_norm(s - s_ref, dim=-1) / (k * scale[..., 0])
+    worst = torch.stack([e1, e2, e3, e4]).amax().item()
+    return float("inf") if worst != worst else worst / UNIT[dt]
+
+
+def geo_batch(dt, count, m, n):
+    """count m x n matrices with singular values kappa^(-i/(k-1)) and random singular vectors."""
+    w = WIDE[dt]
+    k = min(m, n)
+    kappa = 1e5 if dt in ("f32", "c64") else 1e10
+    x = torch.linalg.qr(torch.randn(count, m, k, dtype=w, device="cuda")).Q
+    y = torch.linalg.qr(torch.randn(count, n, k, dtype=w, device="cuda")).Q
+    sig = kappa ** (-torch.arange(k, dtype=torch.float64, device="cuda") / max(k - 1, 1))
+    return ((x * sig.to(w)) @ y.mH).to(DT[dt])
+
+
+def time_projected(fn, dt, batch, m, n, reps):
+    """Median ms of fn on the whole batch, or inf when a sub-batch's time scaled to the batch
+    passes the cap (returned as the second value, the projection in ms)."""
+    sub = max(1, min(batch, batch // 50))
+    t0 = time.perf_counter()
+    try:
+        fn(torch.rand(sub, m, n, dtype=DT[dt], device="cuda"))
+        torch.cuda.synchronize()
+    except RuntimeError as e:
+        print("  failed on a sub-batch: %s" % str(e).splitlines()[0])
+        return float("nan"), float("nan")
+    projected = (time.perf_counter() - t0) * 1000.0 * batch / sub
+    if projected > CAP * 1000.0:
+        return float("inf"), projected
+    return time_ms(fn, lambda: torch.rand(batch, m, n, dtype=DT[dt], device="cuda"), reps), projected
+
+
+def suite(args):
+    cases = subprocess.run([args.bench, "--print-cases", "--group", args.group], check=True,
+                           capture_output=True, text=True).stdout.strip()
+    gpu = torch.cuda.get_device_name()
+    commit = os.environ.get("BATCHSVD_GIT_COMMIT", "unknown")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    cols = ["gpu", "torch", "commit", "date", "precision", "m", "n", "batch", "batchsvd_ms"]
+    for v, _ in VARIANTS:
+        cols += [v + "_ms", v + "_projected_ms", "acc_%s_u" % v, "geo_acc_%s_u" % v]
+    rows = []
+    print("%s | torch %s | commit %s | %s | group %s" % (gpu, torch.__version__, commit, date, args.group))
+    print("%-10s %16s %11s" % ("precision", "batch x m x n", "batchsvd") +
+          "".join(" %13s %9s" % (v, "err/u") for v, _ in VARIANTS), flush=True)
+    for case in cases.split(","):
+        dt, batch, m, n = case.split(":")[:4]
+        batch, m, n = int(batch), int(m), int(n)
+        row = {"gpu": '"%s"' % gpu, "torch": torch.__version__, "commit": commit, "date": date,
+               "precision": NAME[dt], "m": m, "n": n, "batch": batch}
+        row["batchsvd_ms"] = time_ms(lambda a: batchsvd.svd(a), lambda: torch.rand(batch, m, n, dtype=DT[dt],
+                                                                                   device="cuda"), args.reps)
+        count = min(batch, 20 if max(m, n) <= 128 else 3)
+        torch.manual_seed(4242)
+        a_rand = torch.rand(count, m, n, dtype=DT[dt], device="cuda")
+        a_geo = geo_batch(dt, count, m, n)
+        refs = [torch.linalg.svdvals(x.to(WIDE[dt]), driver="gesvd") for x in (a_rand, a_geo)]
+        for v, drv in VARIANTS:
+            fn = (lambda a, d=drv: torch.linalg.svd(a, full_matrices=False, driver=d))
+            t, proj = time_projected(fn, dt, batch, m, n, args.reps)
+            row[v + "_ms"], row[v + "_projected_ms"] = t, proj
+            for key, x, ref in (("acc_%s_u" % v, a_rand, refs[0]), ("geo_acc_%s_u" % v, a_geo, refs[1])):
+                err = float("nan")
+                if t == t and t != float("inf"):  # ran on the batch: measure its output
+                    try:
+                        u, s, vh = fn(x.clone())
+                        err = errors_u(dt, x, u, s, vh, ref)
+                    except RuntimeError as e:
+                        print("  %s failed on the accuracy input: %s" % (v, str(e).splitlines()[0]))
+                        err = float("inf")
+                row[key] = err
+        rows.append(row)
+        print("%-10s %16s %11.3f" % (NAME[dt], "%dx%dx%d" % (batch, m, n), row["batchsvd_ms"]) +
+              "".join(" %13.4g %9.3g" % (row[v + "_ms"], row["acc_%s_u" % v]) for v, _ in VARIANTS), flush=True)
+        if args.csv:  # rewritten after every case
+            with open(args.csv, "w") as f:
+                f.write(",".join(cols) + "\n")
+                for r in rows:
+                    f.write(",".join(str(r[c]) for c in cols) + "\n")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cases", default="f64:10000:32:32,f32:10000:32:32,f64:10000:16:16,"
@@ -86,9 +206,13 @@ def main():
     p.add_argument("--host-cpu", action="store_true")
     p.add_argument("--drivers", action="store_true")
     p.add_argument("--cap", type=float, default=60.0)
+    p.add_argument("--group", default="", help="suite mode: a group of batchsvd_gpu_bench")
+    p.add_argument("--bench", default="gpu-carry/batchsvd_gpu_bench", help="suite mode: its path")
     args = p.parse_args()
     global CAP
     CAP = args.cap
+    if args.group:
+        return suite(args)
     drivers = ("gesvd", "gesvdj", "gesvda") if args.drivers else ()
     if args.host_cpu:
         torch.set_num_threads(os.cpu_count() or 1)
