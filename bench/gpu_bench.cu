@@ -48,6 +48,7 @@
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -277,9 +278,6 @@ struct Row {
     /// cuSOLVER gesvd reference values, one matrix).
     std::string errors_by = "host";
     double geo_kappa = 0;
-    batchsvd::testing::Errors geo_ours, geo_gesvda;
-    bool geo_ours_ok = false;  ///< geo_ours measured (sizes with a geo batch, geo_acc)
-    bool geo_gesvda_ok = false;
     double floor_ms = nan_ms;  ///< inputs read and outputs written once at the copy bandwidth
     std::string plan;          ///< how the fused kernel ran the case
     double mean_sweeps = nan_ms;  ///< sweeps to convergence (final check sweep included)
@@ -301,7 +299,7 @@ struct Row {
     /// Worst of e1-e4 in units of u of each cuSOLVER peer and of batchsvd on one shared
     /// uniform random input (the first acc_count matrices); nan where a peer did not run.
     LibraryAccuracy acc;
-    /// The same on a geo batch (kappa = geo_kappa): sizes whose generation stays cheap.
+    /// The same on a geo batch (kappa = geo_kappa; count 0 where the peers did not run).
     LibraryAccuracy geo_acc;
 };
 
@@ -441,7 +439,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         // The scan costs about (mean sweeps / 2) solves: for solves over 2 s it runs on the
         // first matrices of the batch, as many as take about a second, at least one where that
         // one takes under 20 s (one 8192^2 float64 matrix: ~15 s, a scan of about 2 minutes).
-        const index_t scan = !(row.ours > 0) || !env.count_sweeps ? 0  // batchsvd did not run (NaN)
+        const index_t scan = !(row.ours > 0) || !env.count_sweeps ? 0  // not run (NaN), or not asked for
                              : row.ours < 2000 ? batch
                              : std::max<index_t>(index_t(double(batch) * 1000.0 / row.ours),
                                                  row.ours / double(batch) < 20000 ? 1 : 0);
@@ -618,13 +616,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                            ? batchsvd::bench::gpu_generate<T>(family, m, n, cond, seed, s)
                            : batchsvd::testing::generate_batch<T>(family, m, n, cnt, seed, cond);
         const double u = batchsvd::testing::unit_roundoff<T>();
+        using Measured = std::optional<batchsvd::testing::Errors>;  // none: could not be measured
         const batchsvd::testing::Errors unmeasured{nan_ms, nan_ms, nan_ms, nan_ms, true};
-        bool measured = true;  // false where measure() could not measure (not: the output was NaN)
-        auto worst = [u, &measured](const batchsvd::testing::Errors& e) {
-            const double w = measured ? worst_in_u(e, u) : nan_ms;
-            measured = true;
-            return w;
-        };
+        auto worst = [u](const Measured& e) { return e ? worst_in_u(*e, u) : nan_ms; };
         std::vector<T> hu(on_host ? std::size_t(m) * k * cnt : 0), hv(on_host ? std::size_t(n) * k * cnt : 0);
         std::vector<R> hs(std::size_t(k) * cnt);
         auto load = [&] { to_device(da.p, a.data(), a.size(), s); };
@@ -642,15 +636,14 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             }
         }
         // Outputs of matrix b: U at u0 + b su (ld m), V or V^H (vh) at v0 + b sv (ld ldv).
-        auto measure = [&](const T* u0, index_t su, const T* v0, index_t sv, index_t ldv, bool vh) {
+        auto measure = [&](const T* u0, index_t su, const T* v0, index_t sv, index_t ldv, bool vh) -> Measured {
             CK(cudaStreamSynchronize(s));
             if (!on_host) {
                 try {
                     return batchsvd::bench::gpu_measure<T>(m, n, a0.p, ds.p, u0, v0, ldv, vh, ref, s);
                 } catch (const std::exception& e) {
                     std::cerr << "warning: errors not measured: " << e.what() << "\n";
-                    measured = false;
-                    return unmeasured;
+                    return std::nullopt;
                 }
             }
             CK(cudaMemcpy(hs.data(), ds.p, hs.size() * sizeof(R), cudaMemcpyDeviceToHost));
@@ -667,8 +660,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         };
         load();
         batchsvd::gesvd<T>(m, n, cnt, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
-        r.ours_errors = measure(du.p, m * k, dv.p, n * k, n, false);
-        r.ours = worst(r.ours_errors);
+        const Measured ours = measure(du.p, m * k, dv.p, n * k, n, false);
+        r.ours_errors = ours.value_or(unmeasured);
+        r.ours = worst(ours);
         if (!std::isnan(row.jbatched) && std::isfinite(row.jbatched)) {
             Dev<D> U(std::size_t(m) * m * cnt), V(std::size_t(n) * n * cnt);
             int lw = 0;
@@ -693,8 +687,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
                          ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
                          int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
-                    r.gesvda_errors = measure(du.p, m * k, dv.p, n * k, n, false);
-                    r.gesvda = worst(r.gesvda_errors);
+                    const Measured e = measure(du.p, m * k, dv.p, n * k, n, false);
+                    r.gesvda_errors = e.value_or(unmeasured);
+                    r.gesvda = worst(e);
                     r.gesvda_measured = true;
                 }
             }
@@ -737,14 +732,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     // geo (kappa 1e10 double, 1e5 single), on the host where its reference is (random
     // orthogonal factors, O(m n k)), on the GPU beyond. batchsvd's and gesvda's own e1-e4 are
     // the CSV's geo_e* columns.
-    {
-        row.geo_kappa = batchsvd::testing::default_condition<T>();
-        row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 777, row.geo_kappa, n <= 128 ? 200 : 8);
-        row.geo_ours = row.geo_acc.ours_errors;
-        row.geo_ours_ok = true;
-        row.geo_gesvda = row.geo_acc.gesvda_errors;
-        row.geo_gesvda_ok = row.geo_acc.gesvda_measured;
-    }
+    row.geo_kappa = batchsvd::testing::default_condition<T>();
+    row.geo_acc = library_accuracy(batchsvd::testing::Family::geo, 777, row.geo_kappa, n <= 128 ? 200 : 8);
     cusolverDnDestroyGesvdjInfo(params);
     return row;
 }
@@ -922,12 +911,12 @@ int main(int argc, char** argv) {
                 << fmt(r.jloop / r.ours) << ',' << sci(r.err.e1) << ',' << sci(r.err.e2) << ','
                 << sci(r.err.e3) << ',' << sci(r.err.e4) << ',' << r.err.sorted << ',' << r.measured
                 << ',' << r.geo_kappa << ','
-                << (r.geo_ours_ok ? sci(r.geo_ours.e1) : "nan") << ','
-                << (r.geo_ours_ok ? sci(r.geo_ours.e2) : "nan") << ','
-                << (r.geo_ours_ok ? sci(r.geo_ours.e4) : "nan") << ','
-                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e1) : "nan") << ','
-                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e2) : "nan") << ','
-                << (r.geo_gesvda_ok ? sci(r.geo_gesvda.e4) : "nan") << ',' << r.plan << ','
+                << ((r.geo_acc.count > 0) ? sci(r.geo_acc.ours_errors.e1) : "nan") << ','
+                << ((r.geo_acc.count > 0) ? sci(r.geo_acc.ours_errors.e2) : "nan") << ','
+                << ((r.geo_acc.count > 0) ? sci(r.geo_acc.ours_errors.e4) : "nan") << ','
+                << (r.geo_acc.gesvda_measured ? sci(r.geo_acc.gesvda_errors.e1) : "nan") << ','
+                << (r.geo_acc.gesvda_measured ? sci(r.geo_acc.gesvda_errors.e2) : "nan") << ','
+                << (r.geo_acc.gesvda_measured ? sci(r.geo_acc.gesvda_errors.e4) : "nan") << ',' << r.plan << ','
                 << fmt(r.mean_sweeps) << ',' << r.most_sweeps << ',' << fmt(r.floor_ms, 4) << ','
                 << fmt(r.ours / r.floor_ms) << ',' << fmt(env.copy_bytes_per_ms / 1e9) << ','
                 << fmt(r.bd_gram) << ',' << fmt(r.bd_eigen) << ',' << fmt(r.bd_update) << ','
@@ -1017,13 +1006,13 @@ int main(int argc, char** argv) {
                     fmt(r.mean_sweeps).c_str(), r.most_sweeps, fmt(r.floor_ms, 3).c_str(),
                     fmt(r.ours / r.floor_ms, 3).c_str());
     for (const Row& r : rows)
-        if (r.geo_ours_ok)
+        if ((r.geo_acc.count > 0))
             std::printf("geo kappa %.0e %-10s %ldx%ld: e2 ours %s gesvda %s | e4 ours %s gesvda %s\n",
                         r.geo_kappa, r.precision.c_str(), long(r.m), long(r.n),
-                        sci(r.geo_ours.e2).c_str(),
-                        r.geo_gesvda_ok ? sci(r.geo_gesvda.e2).c_str() : "failed",
-                        sci(r.geo_ours.e4).c_str(),
-                        r.geo_gesvda_ok ? sci(r.geo_gesvda.e4).c_str() : "failed");
+                        sci(r.geo_acc.ours_errors.e2).c_str(),
+                        r.geo_acc.gesvda_measured ? sci(r.geo_acc.gesvda_errors.e2).c_str() : "failed",
+                        sci(r.geo_acc.ours_errors.e4).c_str(),
+                        r.geo_acc.gesvda_measured ? sci(r.geo_acc.gesvda_errors.e4).c_str() : "failed");
     cusolverDnDestroy(env.handle);
     cudaStreamDestroy(env.stream);
     return 0;

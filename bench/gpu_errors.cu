@@ -2,6 +2,9 @@
 // doubles with P = 1 (real) or 2 (complex) doubles per element, column-major.
 #include "gpu_errors.hpp"
 
+#include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
+
 #include <cublas_v2.h>
 #include <cuComplex.h>
 #include <cusolverDn.h>
@@ -18,9 +21,6 @@
 namespace batchsvd::bench {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw std::runtime_error(std::string("gpu_errors: ") + what + ": " + cudaGetErrorString(e));
-}
 void check(cublasStatus_t e, const char* what) {
     if (e != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("gpu_errors: ") + what + " failed (cuBLAS " + std::to_string(int(e)) + ")");
 }
@@ -28,13 +28,22 @@ void check(cusolverStatus_t e, const char* what) {
     if (e != CUSOLVER_STATUS_SUCCESS) throw std::runtime_error(std::string("gpu_errors: ") + what + " failed (cuSOLVER " + std::to_string(int(e)) + ")");
 }
 
-/// Device array of n elements of E, freed on scope exit.
-template <class E> struct Buf {
-    E* p = nullptr;
-    explicit Buf(std::size_t n) { if (n) check(cudaMalloc(&p, n * sizeof(E)), "cudaMalloc"); }
-    ~Buf() { if (p) cudaFree(p); }
-    Buf(const Buf&) = delete;
-    Buf& operator=(const Buf&) = delete;
+/// Device arrays: the library's stream-ordered RAII buffer.
+template <class E> using Buf = cuda::DeviceBuffer<E>;
+
+/// A cuSOLVER dense handle on stream s, destroyed on scope exit.
+struct SolverHandle {
+    cusolverDnHandle_t h = nullptr;
+    explicit SolverHandle(cudaStream_t s) {
+        check(cusolverDnCreate(&h), "cusolverDnCreate");
+        if (const cusolverStatus_t e = cusolverDnSetStream(h, s); e != CUSOLVER_STATUS_SUCCESS) {
+            cusolverDnDestroy(h);
+            check(e, "cusolverDnSetStream");
+        }
+    }
+    ~SolverHandle() { cusolverDnDestroy(h); }
+    SolverHandle(const SolverHandle&) = delete;
+    SolverHandle& operator=(const SolverHandle&) = delete;
 };
 
 struct Handles {
@@ -98,12 +107,12 @@ template <int P> __global__ void column_abs_sums_kernel(const double* x, index_t
 /// ||x||_1 (the largest column sum) of a rows x cols matrix with leading dimension ld.
 template <int P> double norm1(const double* x, index_t rows, index_t cols, index_t ld, cudaStream_t s) {
     if (cols == 0) return 0;
-    Buf<double> sums(cols);
-    column_abs_sums_kernel<P><<<unsigned(cols), kThreads, 0, s>>>(x, rows, ld, sums.p);
-    check(cudaGetLastError(), "column_abs_sums_kernel");
+    Buf<double> sums(cols, s);
+    column_abs_sums_kernel<P><<<unsigned(cols), kThreads, 0, s>>>(x, rows, ld, sums.get());
+    BATCHSVD_CUDA_CHECK(cudaGetLastError());
     std::vector<double> h(cols);
-    check(cudaMemcpyAsync(h.data(), sums.p, cols * sizeof(double), cudaMemcpyDeviceToHost, s), "copy");
-    check(cudaStreamSynchronize(s), "sync");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(h.data(), sums.get(), cols * sizeof(double), cudaMemcpyDeviceToHost, s));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(s));
     double worst = 0;
     for (double c : h) {
         if (std::isnan(c)) return c;
@@ -116,7 +125,7 @@ template <int P> double norm1(const double* x, index_t rows, index_t cols, index
 template <class T> void widen(const T* in, double* out, std::size_t count, cudaStream_t s) {
     using R = real_t<T>;
     widen_kernel<R><<<kGrid, kThreads, 0, s>>>(reinterpret_cast<const R*>(in), out, count * parts_v<T>);
-    check(cudaGetLastError(), "widen_kernel");
+    BATCHSVD_CUDA_CHECK(cudaGetLastError());
 }
 
 /// C = alpha op(A) op(B) + beta C in double or complex double (P), alpha and beta real.
@@ -142,12 +151,12 @@ template <int P>
 double orthogonality(cublasHandle_t h, const double* q, index_t rows, index_t k, index_t ldq, bool rowwise,
                      cudaStream_t s) {
     const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
-    Buf<double> g(std::size_t(k) * k * P);
-    identity_kernel<P><<<kGrid, kThreads, 0, s>>>(g.p, k);
-    check(cudaGetLastError(), "identity_kernel");
-    if (rowwise) gemm<P>(h, CUBLAS_OP_N, herm, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.p, k);
-    else gemm<P>(h, herm, CUBLAS_OP_N, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.p, k);
-    return norm1<P>(g.p, k, k, k, s);
+    Buf<double> g(std::size_t(k) * k * P, s);
+    identity_kernel<P><<<kGrid, kThreads, 0, s>>>(g.get(), k);
+    BATCHSVD_CUDA_CHECK(cudaGetLastError());
+    if (rowwise) gemm<P>(h, CUBLAS_OP_N, herm, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.get(), k);
+    else gemm<P>(h, herm, CUBLAS_OP_N, k, k, rows, -1.0, q, ldq, q, ldq, 1.0, g.get(), k);
+    return norm1<P>(g.get(), k, k, k, s);
 }
 
 
@@ -159,33 +168,32 @@ void gaussian_q(cusolverDnHandle_t h, double* q, index_t rows, index_t cols, std
     std::normal_distribution<double> nd;
     std::vector<double> host(std::size_t(rows) * cols * P);
     for (auto& x : host) x = nd(g);
-    check(cudaMemcpyAsync(q, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, s), "copy");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(q, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice, s));
     int lw_qr = 0, lw_q = 0;
-    Buf<double> tau(std::size_t(cols) * P);
-    Buf<int> info(1);
+    Buf<double> tau(std::size_t(cols) * P, s);
+    Buf<int> info(1, s);
     if constexpr (P == 1) {
         check(cusolverDnDgeqrf_bufferSize(h, int(rows), int(cols), q, int(rows), &lw_qr), "geqrf_bufferSize");
-        check(cusolverDnDorgqr_bufferSize(h, int(rows), int(cols), int(cols), q, int(rows), tau.p, &lw_q),
+        check(cusolverDnDorgqr_bufferSize(h, int(rows), int(cols), int(cols), q, int(rows), tau.get(), &lw_q),
               "orgqr_bufferSize");
-        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)));
-        check(cusolverDnDgeqrf(h, int(rows), int(cols), q, int(rows), tau.p, work.p, lw_qr, info.p), "geqrf");
-        check(cusolverDnDorgqr(h, int(rows), int(cols), int(cols), q, int(rows), tau.p, work.p, lw_q, info.p),
+        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)), s);
+        check(cusolverDnDgeqrf(h, int(rows), int(cols), q, int(rows), tau.get(), work.get(), lw_qr, info.get()), "geqrf");
+        check(cusolverDnDorgqr(h, int(rows), int(cols), int(cols), q, int(rows), tau.get(), work.get(), lw_q, info.get()),
               "orgqr");
-        check(cudaStreamSynchronize(s), "sync");  // before work and tau go
     } else {
         auto* z = reinterpret_cast<cuDoubleComplex*>(q);
-        auto* zt = reinterpret_cast<cuDoubleComplex*>(tau.p);
+        auto* zt = reinterpret_cast<cuDoubleComplex*>(tau.get());
         check(cusolverDnZgeqrf_bufferSize(h, int(rows), int(cols), z, int(rows), &lw_qr), "geqrf_bufferSize");
         check(cusolverDnZungqr_bufferSize(h, int(rows), int(cols), int(cols), z, int(rows), zt, &lw_q),
               "ungqr_bufferSize");
-        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)) * 2);
-        auto* zw = reinterpret_cast<cuDoubleComplex*>(work.p);
-        check(cusolverDnZgeqrf(h, int(rows), int(cols), z, int(rows), zt, zw, lw_qr, info.p), "geqrf");
-        check(cusolverDnZungqr(h, int(rows), int(cols), int(cols), z, int(rows), zt, zw, lw_q, info.p), "ungqr");
-        check(cudaStreamSynchronize(s), "sync");
+        Buf<double> work(std::size_t(std::max(lw_qr, lw_q)) * 2, s);
+        auto* zw = reinterpret_cast<cuDoubleComplex*>(work.get());
+        check(cusolverDnZgeqrf(h, int(rows), int(cols), z, int(rows), zt, zw, lw_qr, info.get()), "geqrf");
+        check(cusolverDnZungqr(h, int(rows), int(cols), int(cols), z, int(rows), zt, zw, lw_q, info.get()), "ungqr");
     }
     int hinfo = 0;
-    check(cudaMemcpy(&hinfo, info.p, sizeof(int), cudaMemcpyDeviceToHost), "copy");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(&hinfo, info.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(s));  // also keeps `host` alive until its copy is done
     if (hinfo != 0) throw std::runtime_error("gpu_generate: QR of a Gaussian matrix failed (info " + std::to_string(hinfo) + ")");
 }
 
@@ -200,23 +208,22 @@ std::vector<T> gpu_generate(testing::Family f, index_t m, index_t n, double cond
     const index_t k = std::min(m, n);
     std::mt19937_64 g(seed);
     const std::vector<double> sigma = testing::family_singular_values(f, k, cond, g());
-    cusolverDnHandle_t h = nullptr;
-    check(cusolverDnCreate(&h), "cusolverDnCreate");
-    struct Guard { cusolverDnHandle_t h; ~Guard() { cusolverDnDestroy(h); } } guard{h};
-    check(cusolverDnSetStream(h, s), "cusolverDnSetStream");
-    Buf<double> x(std::size_t(m) * k * P), y(std::size_t(n) * k * P), a(std::size_t(m) * n * P), sd(k);
-    gaussian_q<P>(h, x.p, m, k, g, s);
-    gaussian_q<P>(h, y.p, n, k, g, s);
-    check(cudaMemcpyAsync(sd.p, sigma.data(), k * sizeof(double), cudaMemcpyHostToDevice, s), "copy");
-    scale_columns_kernel<double, P><<<kGrid, kThreads, 0, s>>>(x.p, m, k, sd.p);
-    check(cudaGetLastError(), "scale_columns_kernel");
+    const SolverHandle sh(s);
+    const cusolverDnHandle_t h = sh.h;
+    Buf<double> x(std::size_t(m) * k * P, s), y(std::size_t(n) * k * P, s), a(std::size_t(m) * n * P, s),
+        sd(k, s);
+    gaussian_q<P>(h, x.get(), m, k, g, s);
+    gaussian_q<P>(h, y.get(), n, k, g, s);
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(sd.get(), sigma.data(), k * sizeof(double), cudaMemcpyHostToDevice, s));
+    scale_columns_kernel<double, P><<<kGrid, kThreads, 0, s>>>(x.get(), m, k, sd.get());
+    BATCHSVD_CUDA_CHECK(cudaGetLastError());
     {
         Handles hb(s);
-        gemm<P>(hb.blas, CUBLAS_OP_N, P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C, m, n, k, 1.0, x.p, m, y.p, n, 0.0, a.p, m);
-        check(cudaStreamSynchronize(s), "sync");  // before the handle goes
+        gemm<P>(hb.blas, CUBLAS_OP_N, P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C, m, n, k, 1.0, x.get(), m, y.get(), n, 0.0, a.get(), m);
     }
     std::vector<double> wide(std::size_t(m) * n * P);
-    check(cudaMemcpy(wide.data(), a.p, wide.size() * sizeof(double), cudaMemcpyDeviceToHost), "copy");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(wide.data(), a.get(), wide.size() * sizeof(double), cudaMemcpyDeviceToHost, s));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(s));
     std::vector<T> out(std::size_t(m) * n);
     for (std::size_t i = 0; i < out.size(); ++i) {
         if constexpr (P == 1) out[i] = T(wide[i]);
@@ -228,46 +235,43 @@ std::vector<T> gpu_generate(testing::Family f, index_t m, index_t n, double cond
 template <class T> std::vector<double> gpu_reference_values(index_t m, index_t n, const T* a, cudaStream_t s) {
     constexpr int P = parts_v<T>;
     const index_t M = std::max(m, n), N = std::min(m, n);  // gesvd needs rows >= columns
-    Buf<double> w(std::size_t(m) * n * P), t(m < n ? std::size_t(m) * n * P : 0);
-    widen(a, w.p, std::size_t(m) * n, s);
-    double* x = w.p;
+    Buf<double> w(std::size_t(m) * n * P, s), t(m < n ? std::size_t(m) * n * P : 0, s);
+    widen(a, w.get(), std::size_t(m) * n, s);
+    double* x = w.get();
     if (m < n) {  // A^H, n x m
         Handles hb(s);
         const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
         if constexpr (P == 1) {
             const double one = 1, zero = 0;
-            check(cublasDgeam(hb.blas, herm, CUBLAS_OP_N, int(n), int(m), &one, w.p, int(m), &zero, nullptr, int(n),
-                              t.p, int(n)), "cublasDgeam");
+            check(cublasDgeam(hb.blas, herm, CUBLAS_OP_N, int(n), int(m), &one, w.get(), int(m), &zero, nullptr, int(n),
+                              t.get(), int(n)), "cublasDgeam");
         } else {
             const cuDoubleComplex one = make_cuDoubleComplex(1, 0), zero = make_cuDoubleComplex(0, 0);
             check(cublasZgeam(hb.blas, herm, CUBLAS_OP_N, int(n), int(m), &one,
-                              reinterpret_cast<const cuDoubleComplex*>(w.p), int(m), &zero, nullptr, int(n),
-                              reinterpret_cast<cuDoubleComplex*>(t.p), int(n)), "cublasZgeam");
+                              reinterpret_cast<const cuDoubleComplex*>(w.get()), int(m), &zero, nullptr, int(n),
+                              reinterpret_cast<cuDoubleComplex*>(t.get()), int(n)), "cublasZgeam");
         }
-        check(cudaStreamSynchronize(s), "sync");  // before the handle goes
-        x = t.p;
+        x = t.get();
     }
-    cusolverDnHandle_t h = nullptr;
-    check(cusolverDnCreate(&h), "cusolverDnCreate");
-    struct Guard { cusolverDnHandle_t h; ~Guard() { cusolverDnDestroy(h); } } guard{h};
-    check(cusolverDnSetStream(h, s), "cusolverDnSetStream");
+    const SolverHandle sh(s);
+    const cusolverDnHandle_t h = sh.h;
     int lw = 0;
     if constexpr (P == 1) check(cusolverDnDgesvd_bufferSize(h, int(M), int(N), &lw), "gesvd_bufferSize");
     else check(cusolverDnZgesvd_bufferSize(h, int(M), int(N), &lw), "gesvd_bufferSize");
-    Buf<double> work(std::size_t(lw) * P), sv(N), rwork(N);
-    Buf<int> info(1);
+    Buf<double> work(std::size_t(lw) * P, s), sv(N, s), rwork(N, s);
+    Buf<int> info(1, s);
     if constexpr (P == 1)
-        check(cusolverDnDgesvd(h, 'N', 'N', int(M), int(N), x, int(M), sv.p, nullptr, int(M), nullptr, int(N), work.p, lw,
-                               rwork.p, info.p), "cusolverDnDgesvd");
+        check(cusolverDnDgesvd(h, 'N', 'N', int(M), int(N), x, int(M), sv.get(), nullptr, int(M), nullptr, int(N), work.get(), lw,
+                               rwork.get(), info.get()), "cusolverDnDgesvd");
     else
-        check(cusolverDnZgesvd(h, 'N', 'N', int(M), int(N), reinterpret_cast<cuDoubleComplex*>(x), int(M), sv.p,
-                               nullptr, int(M), nullptr, int(N), reinterpret_cast<cuDoubleComplex*>(work.p), lw, rwork.p,
-                               info.p), "cusolverDnZgesvd");
+        check(cusolverDnZgesvd(h, 'N', 'N', int(M), int(N), reinterpret_cast<cuDoubleComplex*>(x), int(M), sv.get(),
+                               nullptr, int(M), nullptr, int(N), reinterpret_cast<cuDoubleComplex*>(work.get()), lw, rwork.get(),
+                               info.get()), "cusolverDnZgesvd");
     std::vector<double> out(N);
     int hinfo = 0;
-    check(cudaMemcpyAsync(out.data(), sv.p, N * sizeof(double), cudaMemcpyDeviceToHost, s), "copy");
-    check(cudaMemcpyAsync(&hinfo, info.p, sizeof(int), cudaMemcpyDeviceToHost, s), "copy");
-    check(cudaStreamSynchronize(s), "sync");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(out.data(), sv.get(), N * sizeof(double), cudaMemcpyDeviceToHost, s));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(&hinfo, info.get(), sizeof(int), cudaMemcpyDeviceToHost, s));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(s));
     if (hinfo != 0) std::fill(out.begin(), out.end(), std::numeric_limits<double>::quiet_NaN());
     return out;
 }
@@ -280,27 +284,28 @@ testing::Errors gpu_measure(index_t m, index_t n, const T* a, const real_t<T>* s
     const index_t k = std::min(m, n);
     testing::Errors e;
     std::vector<R> hs(k);
-    check(cudaMemcpyAsync(hs.data(), s, k * sizeof(R), cudaMemcpyDeviceToHost, stream), "copy");
-    check(cudaStreamSynchronize(stream), "sync");
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs.data(), s, k * sizeof(R), cudaMemcpyDeviceToHost, stream));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
     for (index_t r = 0; r < k; ++r)
         if (std::isnan(hs[r]) || hs[r] < 0 || (r + 1 < k && !(hs[r] >= hs[r + 1]))) e.sorted = false;
 
     Handles hb(stream);
     const cublasOperation_t herm = P == 1 ? CUBLAS_OP_T : CUBLAS_OP_C;
     const index_t vcols = vh ? n : k;  // V^H is k x n, V is n x k; both ld ldv
-    Buf<double> aw(std::size_t(m) * n * P), uw(std::size_t(m) * k * P), vw(std::size_t(ldv) * vcols * P);
-    widen(a, aw.p, std::size_t(m) * n, stream);
-    widen(u, uw.p, std::size_t(m) * k, stream);
-    widen(v, vw.p, std::size_t(ldv) * vcols, stream);
+    Buf<double> aw(std::size_t(m) * n * P, stream), uw(std::size_t(m) * k * P, stream),
+        vw(std::size_t(ldv) * vcols * P, stream);
+    widen(a, aw.get(), std::size_t(m) * n, stream);
+    widen(u, uw.get(), std::size_t(m) * k, stream);
+    widen(v, vw.get(), std::size_t(ldv) * vcols, stream);
     // Orthogonality first: U is scaled by S for the residual below.
-    e.e2 = orthogonality<P>(hb.blas, uw.p, m, k, m, false, stream) / double(std::max<index_t>(m, 1));
-    e.e3 = orthogonality<P>(hb.blas, vw.p, n, k, ldv, vh, stream) / double(std::max<index_t>(n, 1));
-    const double norm_a = norm1<P>(aw.p, m, n, m, stream);
-    scale_columns_kernel<R, P><<<kGrid, kThreads, 0, stream>>>(uw.p, m, k, s);
-    check(cudaGetLastError(), "scale_columns_kernel");
+    e.e2 = orthogonality<P>(hb.blas, uw.get(), m, k, m, false, stream) / double(std::max<index_t>(m, 1));
+    e.e3 = orthogonality<P>(hb.blas, vw.get(), n, k, ldv, vh, stream) / double(std::max<index_t>(n, 1));
+    const double norm_a = norm1<P>(aw.get(), m, n, m, stream);
+    scale_columns_kernel<R, P><<<kGrid, kThreads, 0, stream>>>(uw.get(), m, k, s);
+    BATCHSVD_CUDA_CHECK(cudaGetLastError());
     // A - (U S) V^H, in place in the widened A.
-    gemm<P>(hb.blas, CUBLAS_OP_N, vh ? CUBLAS_OP_N : herm, m, n, k, -1.0, uw.p, m, vw.p, ldv, 1.0, aw.p, m);
-    e.e1 = norm1<P>(aw.p, m, n, m, stream) / (double(n) * (norm_a > 0 ? norm_a : 1.0));
+    gemm<P>(hb.blas, CUBLAS_OP_N, vh ? CUBLAS_OP_N : herm, m, n, k, -1.0, uw.get(), m, vw.get(), ldv, 1.0, aw.get(), m);
+    e.e1 = norm1<P>(aw.get(), m, n, m, stream) / (double(n) * (norm_a > 0 ? norm_a : 1.0));
     double acc = 0;
     for (index_t r = 0; r < k && r < index_t(s_ref.size()); ++r) {
         const double d = double(hs[r]) - s_ref[r];

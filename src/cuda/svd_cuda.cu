@@ -219,7 +219,7 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     p.compute_u = opts.compute_u;
     p.compute_v = opts.compute_v;
     p.need_vw = need_vw;
-    // The same threshold as the CPU backend, on the working matrix's column length.
+    // The same threshold as the CPU backend (k u, whatever the column length).
     p.tol = core::convergence_tolerance<R>(opts.tol_factor);
     p.max_sweeps = opts.max_sweeps;
     return p;
