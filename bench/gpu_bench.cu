@@ -1,9 +1,13 @@
 // batchsvd against cuSOLVER on the same GPU, in the same run.
 //
 // For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
-// gesvdjBatched (m, n <= 32), gesvdaStridedBatched (m >= n), and gesvdj and gesvd (m >= n)
-// each called in a loop over a subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to
-// the whole batch and the CSV says so). Inputs are fresh uniform (0, 1) random data, refilled
+// gesvdjBatched (m, n <= 32), gesvdaStridedBatched, and gesvdj and gesvd each called in a
+// loop over a subset of the batch (200 matrices for n <= 32, 50 up to 128, else 5; the time is scaled to
+// the whole batch and the CSV says so). gesvda, gesvd and the CPU baseline need m >= n: a
+// wide case (m < n) runs them on A^H (n x m, conjugate-transposed inside the timed call on
+// the GPU, as torch's gesvda driver does) and swaps the factors back (A^H = U' S V'^H gives
+// A = V' S U'^H), its errors measured against A; the CSV's peers_on_transpose says so.
+// Inputs are fresh uniform (0, 1) random data, refilled
 // before every run outside the timed region; times are CUDA events around the call after a
 // warm-up, the median of --reps runs (>= 10; 3 where the warm-up took over 0.5 s).
 // batchsvd's errors e1-e4 are measured on the first matrices of the batch against LAPACK
@@ -33,6 +37,7 @@
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
+#include <cuComplex.h>
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
@@ -198,6 +203,43 @@ template <class T> void fill(T* p, std::size_t count, unsigned long long seed, c
     CK(cudaGetLastError());
 }
 
+// ---- conjugate transpose of a batch ---------------------------------------------------------
+template <class D> __device__ inline D conj_elem(D x) { return x; }
+template <> __device__ inline cuComplex conj_elem(cuComplex x) { return cuConjf(x); }
+template <> __device__ inline cuDoubleComplex conj_elem(cuDoubleComplex x) { return cuConj(x); }
+/// at_b = a_b^H for every rows x cols matrix a_b (column-major, stride rows cols) into
+/// cols x rows (same stride), through 32 x 32 shared-memory tiles so that both the reads and
+/// the writes run down columns (a naive copy reads with stride rows).
+template <class D>
+__global__ void conj_transpose_kernel(const D* a, D* at, index_t rows, index_t cols, index_t batch) {
+    __shared__ D tile[32][33];  // +1: no bank conflicts on the transposed read
+    const index_t i0 = index_t(blockIdx.x) * 32, j0 = index_t(blockIdx.y) * 32;
+    const std::size_t stride = std::size_t(rows) * cols;
+    for (index_t b = blockIdx.z; b < batch; b += gridDim.z) {
+        const D* ab = a + b * stride;
+        D* tb = at + b * stride;
+        for (unsigned y = threadIdx.y; y < 32; y += blockDim.y) {  // tile[y][x] = a(i0 + x, j0 + y)
+            const index_t i = i0 + threadIdx.x, j = j0 + y;
+            if (i < rows && j < cols) tile[y][threadIdx.x] = ab[i + j * rows];
+        }
+        __syncthreads();
+        for (unsigned y = threadIdx.y; y < 32; y += blockDim.y) {  // at(j, i) = conj(a(i, j))
+            const index_t j = j0 + threadIdx.x, i = i0 + y;
+            if (i < rows && j < cols) tb[j + i * cols] = conj_elem(tile[threadIdx.x][y]);
+        }
+        __syncthreads();
+    }
+}
+/// The conjugate transpose of `batch` rows x cols matrices, on stream s (D: cuSOLVER's types).
+template <class D>
+void conj_transpose(const D* a, D* at, index_t rows, index_t cols, index_t batch, cudaStream_t s) {
+    if (batch <= 0) return;
+    const dim3 grid(unsigned((rows + 31) / 32), unsigned((cols + 31) / 32),
+                    unsigned(std::min<index_t>(batch, 65535)));
+    conj_transpose_kernel<D><<<grid, dim3(32, 8), 0, s>>>(a, at, rows, cols, batch);
+    CK(cudaGetLastError());
+}
+
 template <class T> struct Dev {
     T* p = nullptr;
     explicit Dev(std::size_t n) { if (n) CK(cudaMalloc(&p, n * sizeof(T))); }
@@ -286,7 +328,7 @@ struct Row {
     /// --breakdown, blocked path: one sweep's time by part (ms) and the rest of a one-sweep
     /// solve (scan, load, sweep end, finalisation).
     double bd_other = nan_ms, bd_gram = nan_ms, bd_eigen = nan_ms, bd_update = nan_ms;
-    double gesvd_loop = nan_ms;  ///< cuSOLVER gesvd over loop_subset matrices, scaled (m >= n)
+    double gesvd_loop = nan_ms;  ///< cuSOLVER gesvd over loop_subset matrices, scaled
     std::string skipped;         ///< peers skipped for the --cap, ';'-separated
     double arith_floor_ms = nan_ms;  ///< estimated flops (mean sweeps) at the FP peak
     /// --cpu-baseline: LAPACK in an OpenMP loop on the host, over cpu_subset random matrices
@@ -301,6 +343,9 @@ struct Row {
     LibraryAccuracy acc;
     /// The same on a geo batch (kappa = geo_kappa; count 0 where the peers did not run).
     LibraryAccuracy geo_acc;
+    /// m < n with the peers run: gesvda, looped gesvd and the CPU baseline ran on A^H (their
+    /// U and V swapped back); gesvdjBatched, looped gesvdj and batchsvd take A as it is.
+    bool peers_on_transpose = false;
 };
 
 struct Env {
@@ -493,6 +538,22 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     }
     if (!env.peers) return row;
 
+    // gesvda and gesvd need rows >= columns: a wide case runs them on A^H (n x m, in `at`),
+    // conjugate-transposed on the stream inside the timed call. A^H = U' S V'^H gives
+    // A = V' S U'^H, so their U' output (n x k) goes to dv as V and V' (m x k) to du as U:
+    // the same layouts as batchsvd's, and what the CSV calls peers_on_transpose.
+    const bool tr = m < n;
+    row.peers_on_transpose = tr;
+    const index_t pm = tr ? n : m, pn = tr ? m : n;  // the peers' rows and columns
+    Dev<T> at(tr ? na : 0);
+    D* const pa = reinterpret_cast<D*>(tr ? at.p : da.p);
+    D* const pu = reinterpret_cast<D*>(tr ? dv.p : du.p);  // U': ld pm, stride pm k
+    D* const pv = reinterpret_cast<D*>(tr ? du.p : dv.p);  // V': ld pn, stride pn k
+    // The peer's input of the first `count` matrices of da.
+    auto peer_input = [&](index_t count) {
+        if (tr) conj_transpose(reinterpret_cast<const D*>(da.p), pa, m, n, count, s);
+    };
+
     gesvdjInfo_t params;
     cusolverDnCreateGesvdjInfo(&params);
     // gesvdjBatched: m, n <= 32, full U (m x m) and V (n x n).
@@ -510,19 +571,17 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             if (g_last_skipped) row.skipped += "gesvdjBatched;";
         }
     }
-    // gesvdaStridedBatched: m >= n, rank = n.
-    if (m >= n) {
+    // gesvdaStridedBatched: rank = k, on A (m >= n) or A^H (m < n).
+    {
         int lw = 0;
-        const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-        if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
-                      ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
-                      reinterpret_cast<D*>(dv.p), int(n), sV, &lw,
-                      int(batch)) == CUSOLVER_STATUS_SUCCESS) {
+        const long long sA = m * n, sS = k, sU = pm * k, sV = pn * k;
+        if (S::a_size(env.handle, int(k), int(pm), int(pn), pa, int(pm), sA, ds.p, sS, pu, int(pm),
+                      sU, pv, int(pn), sV, &lw, int(batch)) == CUSOLVER_STATUS_SUCCESS) {
             Dev<D> w(lw);
             row.gesvda = time_median(env.reps, s, refill, [&] {
-                return S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m),
-                            sA, ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU,
-                            reinterpret_cast<D*>(dv.p), int(n), sV, w.p, lw, dinfo.p, nullptr,
+                peer_input(batch);
+                return S::a(env.handle, int(k), int(pm), int(pn), pa, int(pm), sA, ds.p, sS, pu,
+                            int(pm), sU, pv, int(pn), sV, w.p, lw, dinfo.p, nullptr,
                             int(batch)) == CUSOLVER_STATUS_SUCCESS;
             }, true);
             if (g_last_skipped) row.skipped += "gesvda;";
@@ -553,17 +612,20 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             row.jloop = t * double(batch) / double(row.loop_subset);
         }
     }
-    // gesvd (cuSOLVER's bidiagonalisation SVD, m >= n) in a loop over the same subset, scaled.
-    if (m >= n) {
+    // gesvd (cuSOLVER's bidiagonalisation SVD, rows >= columns) in a loop over the same
+    // subset, scaled; a wide case transposes that subset inside the timed call. Its outputs
+    // are U' (pm x k) and V'^H (k x pn = k x k), left as they come (on A^H, V'^H = U^H of A),
+    // as a user of gesvd gets them.
+    {
         int lw = 0;
-        if (S::g_size(env.handle, int(m), int(n), &lw) == CUSOLVER_STATUS_SUCCESS) {
+        if (S::g_size(env.handle, int(pm), int(pn), &lw) == CUSOLVER_STATUS_SUCCESS) {
             Dev<D> w(lw);
             Dev<R> rw(k);
             const double t = time_median(env.reps, s, refill, [&] {
-                for (index_t b = 0; b < row.loop_subset; ++b)  // V^H is k x n = n x n here
-                    if (S::g(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p) + b * m * n,
-                             int(m), ds.p + b * k, reinterpret_cast<D*>(du.p) + b * m * k, int(m),
-                             reinterpret_cast<D*>(dv.p) + b * n * k, int(n), w.p, lw, rw.p,
+                peer_input(row.loop_subset);
+                for (index_t b = 0; b < row.loop_subset; ++b)  // V'^H is k x pn = k x k here
+                    if (S::g(env.handle, int(pm), int(pn), pa + b * m * n, int(pm), ds.p + b * k,
+                             pu + b * pm * k, int(pm), pv + b * pn * k, int(pn), w.p, lw, rw.p,
                              dinfo.p + b) != CUSOLVER_STATUS_SUCCESS)
                         return false;
                 return true;
@@ -574,8 +636,10 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         }
     }
     // The CPU baseline: LAPACK ?gesvd and ?gesvj (real types) on all the host's cores, on as
-    // many matrices as take about a second (at least one per thread), scaled to the batch.
-    if (env.cpu_baseline && m >= n) {
+    // many matrices as take about a second (at least one per thread), scaled to the batch. A
+    // wide case runs on the host-transposed batch (run_lapack_loop: A^H, transposed outside
+    // the timed loop), its U and V swapped back and measured against A.
+    if (env.cpu_baseline) {
         const index_t probe = std::min<index_t>(batch, batchsvd::bench::lapack_loop_threads());
         const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
                                                             n, batch <= probe ? batch : probe, 99);
@@ -677,16 +741,16 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             }
         }
         if (!std::isnan(row.gesvda) && std::isfinite(row.gesvda)) {
+            // As timed (on A^H for m < n): U and V of A land in du and dv either way.
             int lw = 0;
-            const long long sA = m * n, sS = k, sU = m * k, sV = n * k;
-            if (S::a_size(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
-                          ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
-                          int(n), sV, &lw, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
+            const long long sA = m * n, sS = k, sU = pm * k, sV = pn * k;
+            if (S::a_size(env.handle, int(k), int(pm), int(pn), pa, int(pm), sA, ds.p, sS, pu,
+                          int(pm), sU, pv, int(pn), sV, &lw, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
                 Dev<D> w(lw);
                 load();
-                if (S::a(env.handle, int(k), int(m), int(n), reinterpret_cast<D*>(da.p), int(m), sA,
-                         ds.p, sS, reinterpret_cast<D*>(du.p), int(m), sU, reinterpret_cast<D*>(dv.p),
-                         int(n), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
+                peer_input(cnt);
+                if (S::a(env.handle, int(k), int(pm), int(pn), pa, int(pm), sA, ds.p, sS, pu, int(pm),
+                         sU, pv, int(pn), sV, w.p, lw, dinfo.p, nullptr, int(cnt)) == CUSOLVER_STATUS_SUCCESS) {
                     const Measured e = measure(du.p, m * k, dv.p, n * k, n, false);
                     r.gesvda_errors = e.value_or(unmeasured);
                     r.gesvda = worst(e);
@@ -694,10 +758,10 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
                 }
             }
         }
-        // gesvdj and gesvd one matrix at a time, as timed.
+        // gesvdj and gesvd one matrix at a time, as timed (gesvd on A^H for m < n).
         auto looped = [&](bool svd_g) {
             int lw = 0;
-            const bool sized = svd_g ? S::g_size(env.handle, int(m), int(n), &lw) == CUSOLVER_STATUS_SUCCESS
+            const bool sized = svd_g ? S::g_size(env.handle, int(pm), int(pn), &lw) == CUSOLVER_STATUS_SUCCESS
                                      : S::j_size(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p), int(m),
                                                  ds.p, reinterpret_cast<D*>(du.p), int(m),
                                                  reinterpret_cast<D*>(dv.p), int(n), &lw,
@@ -706,21 +770,27 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
             Dev<D> w(lw);
             Dev<R> rw(k);
             load();
+            if (svd_g) peer_input(cnt);
             for (index_t b = 0; b < cnt; ++b) {
-                D* ab = reinterpret_cast<D*>(da.p) + b * m * n;
-                D* ub = reinterpret_cast<D*>(du.p) + b * m * k;
-                D* vb = reinterpret_cast<D*>(dv.p) + b * n * k;
                 const cusolverStatus_t st =
-                    svd_g ? S::g(env.handle, int(m), int(n), ab, int(m), ds.p + b * k, ub, int(m), vb,
-                                 int(n), w.p, lw, rw.p, dinfo.p + b)
-                          : S::j(env.handle, int(m), int(n), ab, int(m), ds.p + b * k, ub, int(m), vb,
-                                 int(n), w.p, lw, dinfo.p + b, params);
+                    svd_g ? S::g(env.handle, int(pm), int(pn), pa + b * m * n, int(pm), ds.p + b * k,
+                                 pu + b * pm * k, int(pm), pv + b * pn * k, int(pn), w.p, lw, rw.p,
+                                 dinfo.p + b)
+                          : S::j(env.handle, int(m), int(n), reinterpret_cast<D*>(da.p) + b * m * n,
+                                 int(m), ds.p + b * k, reinterpret_cast<D*>(du.p) + b * m * k, int(m),
+                                 reinterpret_cast<D*>(dv.p) + b * n * k, int(n), w.p, lw, dinfo.p + b,
+                                 params);
                 if (st != CUSOLVER_STATUS_SUCCESS) return nan_ms;
+            }
+            if (svd_g && tr) {  // du holds V'^H (k x k) = U^H of A: U is its conjugate transpose
+                // (into `at`, whose A^H gesvd has overwritten); dv holds V = U' (n x k)
+                conj_transpose(pv, pa, k, k, cnt, s);
+                return worst(measure(at.p, m * k, dv.p, n * k, n, false));
             }
             return worst(measure(du.p, m * k, dv.p, n * k, n, svd_g));
         };
         if (!std::isnan(row.jloop) && std::isfinite(row.jloop)) r.jloop = looped(false);
-        if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop) && m >= n) r.gesvd = looped(true);
+        if (!std::isnan(row.gesvd_loop) && std::isfinite(row.gesvd_loop)) r.gesvd = looped(true);
         std::cerr << "  accuracy on " << cnt << (family == batchsvd::testing::Family::geo ? " geo" : "")
                   << " shared matrices (worst e / u): batchsvd " << r.ours
                   << ", gesvdjBatched " << r.jbatched << ", gesvda " << r.gesvda
@@ -899,7 +969,7 @@ int main(int argc, char** argv) {
                "skipped_over_cap,host_memory_ms,host_memory_streamed_ms,acc_count,acc_batchsvd_u,"
                "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u,errors_by,geo_acc_count,"
                "geo_acc_batchsvd_u,geo_acc_gesvdjBatched_u,geo_acc_gesvda_u,geo_acc_gesvdj_u,"
-               "geo_acc_gesvd_u,sweeps_counted_on\n";
+               "geo_acc_gesvd_u,sweeps_counted_on,peers_on_transpose\n";
         for (const Row& r : rows) {
             csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
                 << csv_label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -931,7 +1001,8 @@ int main(int argc, char** argv) {
                 << ',' << fmt(r.acc.gesvd, 3) << ',' << r.errors_by << ',' << r.geo_acc.count << ','
                 << fmt(r.geo_acc.ours, 3) << ',' << fmt(r.geo_acc.jbatched, 3) << ','
                 << fmt(r.geo_acc.gesvda, 3) << ',' << fmt(r.geo_acc.jloop, 3) << ','
-                << fmt(r.geo_acc.gesvd, 3) << ',' << r.sweeps_counted_on << '\n';
+                << fmt(r.geo_acc.gesvd, 3) << ',' << r.sweeps_counted_on << ','
+                << (r.peers_on_transpose ? 1 : 0) << '\n';
         }
         if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
     };

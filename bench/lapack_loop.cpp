@@ -69,14 +69,26 @@ LapackLoopRun run_lapack_loop(bool jacobi, index_t m, index_t n, index_t batch, 
     const index_t k = std::min(m, n);
     std::vector<real_t<T>> s(k * batch);
     std::vector<T> u(m * k * batch), v(n * k * batch);
+    // Wide (m < n): the loops need rows >= columns, so they solve A^H = U' S V'^H (n x m,
+    // conjugate-transposed here, untimed) and A = V' S U'^H: U' (n x k) is written to v and
+    // V' (m x k) to u, which are then A's own factors.
+    const bool wide = m < n;
+    std::vector<T> at(wide ? m * n * batch : 0);
+    for (index_t b = 0; b < (wide ? batch : 0); ++b)
+        for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i)
+                at[b * m * n + j + i * n] = core::conj_of(a[b * m * n + i + j * m]);
+    const index_t rows = wide ? n : m, cols = wide ? m : n;
+    const T* in = wide ? at.data() : a;
+    T* lu = wide ? v.data() : u.data();
+    T* lv = wide ? u.data() : v.data();
+    auto loop = [&] {
+        return jacobi ? gesvj_loop<T>(rows, cols, batch, in, s.data(), lu, lv)
+                      : gesvd_loop<T>(rows, cols, batch, in, s.data(), lu, lv);
+    };
     std::vector<double> t;
-    if (reps > 1) {  // warm-up
-        if (jacobi) gesvj_loop<T>(m, n, batch, a, s.data(), u.data(), v.data());
-        else gesvd_loop<T>(m, n, batch, a, s.data(), u.data(), v.data());
-    }
-    for (int r = 0; r < std::max(1, reps); ++r)
-        t.push_back(jacobi ? gesvj_loop<T>(m, n, batch, a, s.data(), u.data(), v.data())
-                           : gesvd_loop<T>(m, n, batch, a, s.data(), u.data(), v.data()));
+    if (reps > 1) loop();  // warm-up
+    for (int r = 0; r < std::max(1, reps); ++r) t.push_back(loop());
     std::sort(t.begin(), t.end());
     LapackLoopRun run;
     run.ms = t[t.size() / 2];

@@ -24,7 +24,9 @@ template <class T>
 double gesvd_loop(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v);
 
 /// Median time of `reps` runs (after a warm-up when reps > 1) of gesvd_loop or gesvj_loop on
-/// a, and the errors of the last.
+/// a, and the errors of the last. A wide batch (m < n) is solved through its conjugate
+/// transpose (A^H = U' S V'^H, transposed outside the timed loops; U = V', V = U'), its
+/// errors measured against a itself.
 template <class T>
 LapackLoopRun run_lapack_loop(bool jacobi, index_t m, index_t n, index_t batch, const T* a, int reps);
 

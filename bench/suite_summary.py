@@ -14,7 +14,9 @@ precision (log scales) and batchsvd's speedup over each peer.
     python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv[+TORCH.csv] [...]
 
 TORCH.csv, from bench/torch_compare.py --group GROUP, adds torch.linalg.svd and its drivers
-as peers (joined by precision, m, n and batch).
+as peers (joined by precision, m, n and batch). Every speedup is a same-run ratio: a torch
+peer's time over batchsvd's time in torch_compare.py's run (batchsvd called from Python on
+torch tensors), a cuSOLVER or LAPACK peer's over the C++ benchmark's batchsvd time.
 """
 import csv
 import math
@@ -33,6 +35,9 @@ PEERS = [("gesvdjBatched_ms", "acc_gesvdjBatched_u", "gesvdjBatched"),
          ("torch_gesvd_ms", "acc_torch_gesvd_u", "torch gesvd"),
          ("torch_gesvdj_ms", "acc_torch_gesvdj_u", "torch gesvdj"),
          ("torch_gesvda_ms", "acc_torch_gesvda_u", "torch gesvda")]
+
+
+TCOL = {name: tcol for tcol, _, name in PEERS}
 
 
 def num(x):
@@ -63,8 +68,18 @@ def roofline(r):
     return "%.3g" % (ours / max(ar, mem if not math.isnan(mem) else 0.0))
 
 
+def ours_for(r, tcol):
+    """batchsvd's time in the run that timed the peer in tcol: torch's peers were timed by
+    bench/torch_compare.py beside batchsvd called from Python (its own batchsvd_ms, joined as
+    torch_batchsvd_ms), the others by the C++ benchmark."""
+    if tcol.startswith("torch") and math.isfinite(num(r.get("torch_batchsvd_ms"))):
+        return num(r["torch_batchsvd_ms"])
+    return num(r["batchsvd_ms"])
+
+
 def analyse(r):
-    """(ours, fastest accurate (name, ms), faster inaccurate [(name, ms, err)])."""
+    """(ours, fastest accurate (speedup, name, error, ms), faster inaccurate [(name, ms, err)]).
+    Speedups are same-run ratios: the peer's time over batchsvd's in the run that timed it."""
     ours = num(r["batchsvd_ms"])
     accurate, inaccurate = [], []
     for tcol, ecol, name in PEERS:
@@ -72,16 +87,16 @@ def analyse(r):
         if math.isnan(t) or math.isinf(t):
             continue
         if not math.isnan(e) and e < U_LIMIT:
-            accurate.append((t, name, e))
+            accurate.append((t / ours_for(r, tcol), name, e, t))
         elif not math.isnan(e):
-            inaccurate.append((t, name, e))
+            inaccurate.append((t / ours_for(r, tcol), name, e, t))
     best = min(accurate) if accurate else None
     if best is None:  # no errors measured (too large for the host reference): the peers that
         # are accurate by construction (not gesvda), marked as unmeasured (NaN error)
-        known = [(num(r.get(t)), n, math.nan) for t, _, n in PEERS
+        known = [(num(r.get(t)) / ours_for(r, t), n, math.nan, num(r.get(t))) for t, _, n in PEERS
                  if "gesvda" not in n and math.isfinite(num(r.get(t)))]
         best = min(known) if known else None
-    faster_bad = [(n, t, e) for t, n, e in inaccurate if t < ours]
+    faster_bad = [(n, t, e) for sp, n, e, t in inaccurate if sp < 1]
     return ours, best, faster_bad
 
 
@@ -98,15 +113,16 @@ def summary(group, rows):
         ours, best, faster_bad = analyse(r)
         err = num(r.get("acc_batchsvd_u"))
         if best:
-            sp = best[0] / ours
+            sp = best[0]
             speedups.append((sp, case_name(r), best[1]))
             if sp < 1:
-                behind.append("%s: %s against %s's %s" % (case_name(r), ms(ours), best[1], ms(best[0])))
+                behind.append("%s: %s against %s's %s (same-run ratio %.3g)" % (
+                    case_name(r), ms(ours_for(r, TCOL[best[1]])), best[1], ms(best[3]), sp))
             peer = ("%s (%.1fu)" % (best[1], best[2]) if not math.isnan(best[2])
                     else "%s (error not measured)" % best[1])
             print("| %s | %s | %s | %s | %s | %s | %.3g× | %s |" % (
                 case_name(r), r.get("fused_plan", ""), ms(ours),
-                "—" if math.isnan(err) else "%.1f" % err, peer, ms(best[0]), sp, roofline(r)))
+                "—" if math.isnan(err) else "%.1f" % err, peer, ms(best[3]), sp, roofline(r)))
         else:
             print("| %s | %s | %s | %s | none measured | — | — | %s |" % (
                 case_name(r), r.get("fused_plan", ""), ms(ours),
@@ -222,12 +238,14 @@ def main(argv):
         path, _, torch_path = paths.partition("+")
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
-        if torch_path:  # torch's columns joined by case (its own batchsvd time is not used)
+        if torch_path:  # torch's columns joined by case, its own batchsvd time as torch_batchsvd_ms
             with open(torch_path, newline="") as f:
                 extra = {(r["precision"], r["m"], r["n"], r["batch"]): r for r in csv.DictReader(f)}
             for r in rows:
                 t = extra.get((r["precision"], r["m"], r["n"], r["batch"]), {})
                 r.update({k: v for k, v in t.items() if k.startswith(("torch_", "acc_torch", "geo_acc_torch"))})
+                if "batchsvd_ms" in t:
+                    r["torch_batchsvd_ms"] = t["batchsvd_ms"]
         summary(group, rows)
         if plots and rows:
             plot(group, rows, "%s/%s.png" % (plots, group))

@@ -21,7 +21,9 @@ Suite mode (issue 7: torch in every group of the C++ benchmark):
 takes the group's case list from `batchsvd_gpu_bench --print-cases --group NAME` (one list,
 kept in the C++ benchmark), times torch.linalg.svd and its three drivers, each first on a
 sub-batch whose time, scaled to the batch, decides whether it runs on the whole batch
-(projected over --cap: "skipped", its projection in the CSV), and measures e1-e4 of every
+(projected over --cap: "skipped", its projection in the CSV; the sub-batch starts at 16
+matrices and grows x8 up to batch // 50 while the projection stays over the cap, stopping
+early once a sub-batch itself takes over cap / 20: time_projected), and measures e1-e4 of every
 torch variant's output on one shared uniform random input and on a geo input (kappa 1e10
 double, 1e5 single), as the C++ benchmark does for cuSOLVER: in float64 / complex128 on the
 GPU, the reference singular values from torch's gesvd driver in float64.
@@ -132,19 +134,34 @@ def geo_batch(dt, count, m, n):
 
 
 def time_projected(fn, dt, batch, m, n, reps):
-    """Median ms of fn on the whole batch, or inf when a sub-batch's time scaled to the batch
-    passes the cap (returned as the second value, the projection in ms)."""
-    sub = max(1, min(batch, batch // 50))
-    t0 = time.perf_counter()
-    try:
-        fn(torch.rand(sub, m, n, dtype=DT[dt], device="cuda"))
-        torch.cuda.synchronize()
-    except RuntimeError as e:
-        print("  failed on a sub-batch: %s" % str(e).splitlines()[0])
-        return float("nan"), float("nan")
-    projected = (time.perf_counter() - t0) * 1000.0 * batch / sub
-    if projected > CAP * 1000.0:
-        return float("inf"), projected
+    """Median ms of fn on the whole batch (time_ms), or inf when its time projected from a
+    sub-batch passes the cap; the second value is the last projection in ms (nan, nan where
+    fn fails on a sub-batch).
+
+    The sub-batch escalates: 16 matrices first (fewer in a smaller batch), then x8 at a time
+    up to batch // 50 (at least 1), each timed by the synchronised wall clock and scaled by
+    batch / sub. A projection under the cap runs the whole batch. A tiny sub-batch overstates
+    a batched driver (its launch overhead, spread over few matrices), so one over the cap
+    escalates; it stops (inf) once the sub-batch is batch // 50 or took over cap / 20 itself
+    (a looped driver: its time grows with the sub-batch, and at a batch of 1e6 a sub-batch of
+    20000 matrices would take seconds only to be skipped)."""
+    largest = max(1, batch // 50)
+    sub = min(batch, 16)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            fn(torch.rand(sub, m, n, dtype=DT[dt], device="cuda"))
+            torch.cuda.synchronize()
+        except RuntimeError as e:
+            print("  failed on a sub-batch of %d: %s" % (sub, str(e).splitlines()[0]))
+            return float("nan"), float("nan")
+        took = time.perf_counter() - t0
+        projected = took * 1000.0 * batch / sub
+        if projected <= CAP * 1000.0:
+            break
+        if sub >= largest or took > CAP / 20:
+            return float("inf"), projected
+        sub = min(sub * 8, largest)
     return time_ms(fn, lambda: torch.rand(batch, m, n, dtype=DT[dt], device="cuda"), reps), projected
 
 
@@ -172,17 +189,23 @@ def suite(args):
         torch.manual_seed(4242)
         a_rand = torch.rand(count, m, n, dtype=DT[dt], device="cuda")
         a_geo = geo_batch(dt, count, m, n)
-        refs = [torch.linalg.svdvals(x.to(WIDE[dt]), driver="gesvd") for x in (a_rand, a_geo)]
+        refs = {}  # reference values, computed once a variant has output to measure (at 8192^2
+        # each takes torch's gesvd some 10 s)
+
+        def ref(i, x):
+            if i not in refs:
+                refs[i] = torch.linalg.svdvals(x.to(WIDE[dt]), driver="gesvd")
+            return refs[i]
         for v, drv in VARIANTS:
             fn = (lambda a, d=drv: torch.linalg.svd(a, full_matrices=False, driver=d))
             t, proj = time_projected(fn, dt, batch, m, n, args.reps)
             row[v + "_ms"], row[v + "_projected_ms"] = t, proj
-            for key, x, ref in (("acc_%s_u" % v, a_rand, refs[0]), ("geo_acc_%s_u" % v, a_geo, refs[1])):
+            for i, (key, x) in enumerate((("acc_%s_u" % v, a_rand), ("geo_acc_%s_u" % v, a_geo))):
                 err = float("nan")
                 if t == t and t != float("inf"):  # ran on the batch: measure its output
                     try:
                         u, s, vh = fn(x.clone())
-                        err = errors_u(dt, x, u, s, vh, ref)
+                        err = errors_u(dt, x, u, s, vh, ref(i, x))
                     except RuntimeError as e:
                         print("  %s failed on the accuracy input: %s" % (v, str(e).splitlines()[0]))
                         err = float("inf")
