@@ -11,7 +11,7 @@ peers (gesvda), each library's worst error on the geo batches (geo_acc_*_u), and
 time over its roofline (the larger of the arithmetic and memory floors). With --plots DIR it also writes one PNG per group: time against size per
 precision (log scales) and batchsvd's speedup over each peer.
 
-    python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv[+TORCH.csv] [...]
+    python3 bench/suite_summary.py [--plots DIR] GROUP=FILE.csv[+TORCH.csv[+TORCH2.csv]] [...]
 
 TORCH.csv, from bench/torch_compare.py --group GROUP, adds torch.linalg.svd and its drivers
 as peers (joined by precision, m, n and batch). Every speedup is a same-run ratio: a torch
@@ -108,7 +108,7 @@ def summary(group, rows):
     print("| case | path | batchsvd | its error / u | fastest accurate peer | its time | speedup "
           "| × roofline |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    speedups, behind, bad = [], [], []
+    speedups, behind, bad, skipped_faster = [], [], [], []
     for r in rows:
         ours, best, faster_bad = analyse(r)
         err = num(r.get("acc_batchsvd_u"))
@@ -118,7 +118,7 @@ def summary(group, rows):
             if sp < 1:
                 behind.append("%s: %s against %s's %s (same-run ratio %.3g)" % (
                     case_name(r), ms(ours_for(r, TCOL[best[1]])), best[1], ms(best[3]), sp))
-            peer = ("%s (%.1fu)" % (best[1], best[2]) if not math.isnan(best[2])
+            peer = ("%s (%.2gu)" % (best[1], best[2]) if not math.isnan(best[2])
                     else "%s (error not measured)" % best[1])
             print("| %s | %s | %s | %s | %s | %s | %.3g× | %s |" % (
                 case_name(r), r.get("fused_plan", ""), ms(ours),
@@ -129,6 +129,12 @@ def summary(group, rows):
                 "—" if math.isnan(err) else "%.1f" % err, roofline(r)))
         for name, t, e in faster_bad:
             bad.append("%s: %s %s (error %.3gu) against batchsvd's %s" % (case_name(r), name, ms(t), e, ms(ours)))
+        for tcol, _, name in PEERS:  # skipped over the cap, but projected faster than batchsvd
+            proj = num(r.get(tcol.replace("_ms", "_projected_ms")))
+            if math.isinf(num(r.get(tcol))) and proj < ours:
+                skipped_faster.append("%s: %s projected at %s from a sub-batch (not run: over the "
+                                      "cap; accuracy not measured) against batchsvd's %s" % (
+                                          case_name(r), name, ms(proj), ms(ours)))
     print()
     if speedups:
         lo, hi = min(speedups), max(speedups)
@@ -140,6 +146,10 @@ def summary(group, rows):
     if bad:
         print("- Faster but inaccurate (error over 30u on the same inputs):")
         for b in bad:
+            print("  - " + b)
+    if skipped_faster:
+        print("- Skipped over the cap although projected faster than batchsvd:")
+        for b in skipped_faster:
             print("  - " + b)
     geo = geo_line(rows)
     if geo:
@@ -205,7 +215,7 @@ def plot(group, rows, dst):
             if all(math.isnan(y) or math.isinf(y) for y in ys):
                 continue
             ax.plot(xs, ys, ".--", label=name)
-            bx.plot(xs, [y / num(r["batchsvd_ms"]) for y, r in zip(ys, rs)], ".--", label="vs " + name)
+            bx.plot(xs, [y / ours_for(r, tcol) for y, r in zip(ys, rs)], ".--", label="vs " + name)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         bx.set_xscale("log", base=2)
@@ -213,7 +223,7 @@ def plot(group, rows, dst):
         bx.axhline(1, color="black", linewidth=0.8)
         ax.set_title("%s: %s (batch %s)" % (group, p, rs[0]["batch"]), fontsize=9)
         ax.set_ylabel("time, ms")
-        bx.set_ylabel("batchsvd speedup (x)")
+        bx.set_ylabel("batchsvd speedup (x, same run)")
         bx.set_xlabel("order max(m, n)")
         ax.grid(which="both", alpha=0.3)
         bx.grid(which="both", alpha=0.3)
@@ -235,13 +245,16 @@ def main(argv):
         sys.exit(__doc__)
     for item in argv:
         group, paths = item.split("=", 1)
-        path, _, torch_path = paths.partition("+")
+        path, *torch_paths = paths.split("+")
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
-        if torch_path:  # torch's columns joined by case, its own batchsvd time as torch_batchsvd_ms
+        for torch_path in torch_paths:  # torch's columns joined by case, its own batchsvd time
+            # as torch_batchsvd_ms
             with open(torch_path, newline="") as f:
                 extra = {(r["precision"], r["m"], r["n"], r["batch"]): r for r in csv.DictReader(f)}
             for r in rows:
+                if (r["precision"], r["m"], r["n"], r["batch"]) not in extra:
+                    continue
                 t = extra.get((r["precision"], r["m"], r["n"], r["batch"]), {})
                 r.update({k: v for k, v in t.items() if k.startswith(("torch_", "acc_torch", "geo_acc_torch"))})
                 if "batchsvd_ms" in t:

@@ -16,7 +16,7 @@ repeated: its column says "skipped" (named, not dropped).
 Suite mode (issue 7: torch in every group of the C++ benchmark):
 
     python3 bench/torch_compare.py --group NAME --bench gpu-carry/batchsvd_gpu_bench
-                                   [--cap SECONDS] [--csv FILE]
+                                   [--cap SECONDS] [--csv FILE] [--precisions f64,c128]
 
 takes the group's case list from `batchsvd_gpu_bench --print-cases --group NAME` (one list,
 kept in the C++ benchmark), times torch.linalg.svd and its three drivers, each first on a
@@ -180,6 +180,8 @@ def suite(args):
           "".join(" %13s %9s" % (v, "err/u") for v, _ in VARIANTS), flush=True)
     for case in cases.split(","):
         dt, batch, m, n = case.split(":")[:4]
+        if args.precisions and dt not in args.precisions.split(","):
+            continue
         batch, m, n = int(batch), int(m), int(n)
         row = {"gpu": '"%s"' % gpu, "torch": torch.__version__, "commit": commit, "date": date,
                "precision": NAME[dt], "m": m, "n": n, "batch": batch}
@@ -231,6 +233,7 @@ def main():
     p.add_argument("--cap", type=float, default=60.0)
     p.add_argument("--group", default="", help="suite mode: a group of batchsvd_gpu_bench")
     p.add_argument("--bench", default="gpu-carry/batchsvd_gpu_bench", help="suite mode: its path")
+    p.add_argument("--precisions", default="", help="suite mode: only these (f32,f64,c64,c128)")
     args = p.parse_args()
     global CAP
     CAP = args.cap
