@@ -27,18 +27,78 @@ template <class R> BATCHSVD_HD R reciprocal_sqrt(R x) {
 #endif
 }
 
+// ---- the fast variant's arithmetic (the warp kernel's rotation) -----------------------------
+// The device's approximate reciprocal and reciprocal square root (one MUFU instruction each,
+// about 2^-23 relative) refined by Newton steps, instead of the IEEE division and square
+// root sequences (each a dozen dependent instructions with a special-case branch). On the
+// host they are the exact operations.
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ double rcp_approx(double x) {
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    return r;
+}
+__device__ __forceinline__ float rcp_approx(float x) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+__device__ __forceinline__ double rsqrt_approx(double x) {
+    double r;
+    asm("rsqrt.approx.f64 %0, %1;" : "=d"(r) : "d"(x));
+    return r;
+}
+__device__ __forceinline__ float rsqrt_approx(float x) {
+    float r;
+    asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+#endif
+/// 1 / x, x normal and positive, to about 2^-44 (double) or an ulp (float).
+template <class R> BATCHSVD_HD R fast_reciprocal(R x) {
+#if defined(__CUDA_ARCH__)
+    const R y = rcp_approx(x);
+    return std::fma(y, std::fma(-x, y, R(1)), y);
+#else
+    return R(1) / x;
+#endif
+}
+/// One Newton step for y ~ 1 / sqrt(x).
+template <class R> BATCHSVD_HD R rsqrt_step(R x, R y) { return std::fma(y * R(0.5), std::fma(-x * y, y, R(1)), y); }
+/// sqrt(x), x > 0, to about 2^-44 (double) or an ulp (float): for angles and tests.
+template <class R> BATCHSVD_HD R fast_sqrt(R x) {
+#if defined(__CUDA_ARCH__)
+    return x * rsqrt_step(x, rsqrt_approx(x));
+#else
+    return std::sqrt(x);
+#endif
+}
+/// 1 / sqrt(x), x > 0, to rounding (two Newton steps in double, one in float): for cosines.
+template <class R> BATCHSVD_HD R full_rsqrt(R x) {
+#if defined(__CUDA_ARCH__)
+    const R y = rsqrt_step(x, rsqrt_approx(x));
+    return sizeof(R) == 8 ? rsqrt_step(x, y) : y;
+#else
+    return R(1) / std::sqrt(x);
+#endif
+}
+
 template <class R> struct Rotation {
     R cs;  ///< cos(phi)
     R t;   ///< tan(phi), signed
 };
 
 /// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
-template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
+/// Fast (the warp kernel, whose steps wait on this chain; session 7): cot(2 phi), its root and
+/// t from the refined approximations above, exact to about 2^-44 in double, which changes
+/// the angle by as much and leaves the rotation orthogonal, because cs is then computed to
+/// rounding from the t actually used (cs^2 (1 + t^2) = 1).
+template <class R, bool Fast = false> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     constexpr R eps = 2 * precision<R>::unit_roundoff;  // machine epsilon
     // Thresholds of eq. 16's simplifications: sqrt(eps) and sqrt(2/eps), as exact constants.
     const R small = std::sqrt(eps);
     const R large = std::sqrt(2 / eps);
-    const R ct2 = (b - a) / (2 * c);  // cot(2 phi), eq. 15
+    const R ct2 = Fast ? (b - a) * fast_reciprocal(2 * c) : (b - a) / (2 * c);  // cot(2 phi), eq. 15
     const R act2 = std::fabs(ct2);
     R act;  // |cot(phi)|, eq. 16
     if (act2 >= large) {
@@ -46,11 +106,17 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     } else if (act2 < small) {
         act = act2 + 1;
     } else {
-        act = act2 + std::sqrt(std::fma(ct2, ct2, R(1)));
+        const R s = std::fma(ct2, ct2, R(1));
+        act = act2 + (Fast ? fast_sqrt(s) : std::sqrt(s));
     }
     Rotation<R> r;
-    r.t = std::copysign(R(1) / act, ct2);                                     // eq. 17
-    r.cs = act >= large ? R(1) : act * reciprocal_sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+    if constexpr (Fast) {
+        r.t = std::copysign(fast_reciprocal(act), ct2);
+        r.cs = act >= large ? R(1) : full_rsqrt(std::fma(r.t, r.t, R(1)));
+    } else {
+        r.t = std::copysign(R(1) / act, ct2);                                          // eq. 17
+        r.cs = act >= large ? R(1) : act * reciprocal_sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+    }
     return r;
 }
 
@@ -93,9 +159,10 @@ template <class R> BATCHSVD_HD R negligible_norm(R max_abs_entry) {
 template <class R> BATCHSVD_HD bool needs_rotation_norms(R abs_c, R ra, R rb, const Tolerance<R>& t) {
     return ra > t.negligible && rb > t.negligible && abs_c > t.tol * ra * rb;
 }
-/// The same on squared norms a, b.
-template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
-    return needs_rotation_norms(abs_c, std::sqrt(a), std::sqrt(b), t);
+/// The same on squared norms a, b (Fast: roots to about 2^-44, fast_sqrt; a, b > 0).
+template <class R, bool Fast = false> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
+    if constexpr (Fast) return needs_rotation_norms(abs_c, fast_sqrt(a), fast_sqrt(b), t);
+    else return needs_rotation_norms(abs_c, std::sqrt(a), std::sqrt(b), t);
 }
 
 /// The convergence threshold k*u, whatever the column length m. LAPACK's gesvj raises it to
