@@ -157,15 +157,10 @@ def summary(group, rows):
     print()
 
 
-GEO = [("geo_acc_batchsvd_u", "batchsvd_ms", "batchsvd"),
-       ("geo_acc_gesvdjBatched_u", "gesvdjBatched_ms", "gesvdjBatched"),
-       ("geo_acc_gesvda_u", "gesvdaStridedBatched_ms", "gesvda"),
-       ("geo_acc_gesvdj_u", "gesvdj_loop_ms", "gesvdj (looped)"),
-       ("geo_acc_gesvd_u", "gesvd_loop_ms", "gesvd (looped)"),
-       ("geo_acc_torch_u", "torch_ms", "torch.linalg.svd"),
-       ("geo_acc_torch_gesvd_u", "torch_gesvd_ms", "torch gesvd"),
-       ("geo_acc_torch_gesvdj_u", "torch_gesvdj_ms", "torch gesvdj"),
-       ("geo_acc_torch_gesvda_u", "torch_gesvda_ms", "torch gesvda")]
+# Each library's geo column: batchsvd's, and every peer's with a geo counterpart of its
+# accuracy column (the CPU baseline has none).
+GEO = [("geo_acc_batchsvd_u", "batchsvd_ms", "batchsvd")] + [
+    ("geo_" + ecol, tcol, name) for tcol, ecol, name in PEERS if ecol.startswith("acc_")]
 
 
 def geo_line(rows):

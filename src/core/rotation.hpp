@@ -17,21 +17,12 @@
 
 namespace batchsvd::core {
 
-/// 1 / sqrt(x): the device's rsqrt (one rounding-level operation instead of a square root and
-/// a division on the dependent chain of every rotation), 1 / std::sqrt on the host.
-template <class R> BATCHSVD_HD R reciprocal_sqrt(R x) {
-#if defined(__CUDA_ARCH__)
-    return ::rsqrt(x);
-#else
-    return R(1) / std::sqrt(x);
-#endif
-}
-
-// ---- the fast variant's arithmetic (the warp kernel's rotation) -----------------------------
+// ---- the rotations' arithmetic on the GPU ---------------------------------------------------
 // The device's approximate reciprocal and reciprocal square root (one MUFU instruction each,
 // about 2^-23 relative) refined by Newton steps, instead of the IEEE division and square
-// root sequences (each a dozen dependent instructions with a special-case branch). On the
-// host they are the exact operations.
+// root sequences (each a dozen dependent instructions with a special-case branch): every GPU
+// kernel's steps wait on this chain (session 7: 1-11% faster, same sweeps). On the host they
+// are the exact operations.
 #if defined(__CUDA_ARCH__)
 __device__ __forceinline__ double rcp_approx(double x) {
     double r;
@@ -65,7 +56,7 @@ template <class R> BATCHSVD_HD R fast_reciprocal(R x) {
 }
 /// One Newton step for y ~ 1 / sqrt(x).
 template <class R> BATCHSVD_HD R rsqrt_step(R x, R y) { return std::fma(y * R(0.5), std::fma(-x * y, y, R(1)), y); }
-/// sqrt(x), x > 0, to about 2^-44 (double) or an ulp (float): for angles and tests.
+/// sqrt(x), x > 0, to about 2^-44 (double) or an ulp (float) on the GPU: for angles and tests.
 template <class R> BATCHSVD_HD R fast_sqrt(R x) {
 #if defined(__CUDA_ARCH__)
     return x * rsqrt_step(x, rsqrt_approx(x));
@@ -89,16 +80,20 @@ template <class R> struct Rotation {
 };
 
 /// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
-/// Fast (the warp kernel, whose steps wait on this chain; session 7): cot(2 phi), its root and
-/// t from the refined approximations above, exact to about 2^-44 in double, which changes
-/// the angle by as much and leaves the rotation orthogonal, because cs is then computed to
-/// rounding from the t actually used (cs^2 (1 + t^2) = 1).
-template <class R, bool Fast = false> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
+/// On the GPU cot(2 phi), its root and t come from the refined approximations above, exact to
+/// about 2^-44 in double, which changes the angle by as much and leaves the rotation
+/// orthogonal, because cs is then computed to rounding from the t actually used
+/// (cs^2 (1 + t^2) = 1). On the host: IEEE operations, cs from |cot(phi)| (eq. 18).
+template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     constexpr R eps = 2 * precision<R>::unit_roundoff;  // machine epsilon
     // Thresholds of eq. 16's simplifications: sqrt(eps) and sqrt(2/eps), as exact constants.
     const R small = std::sqrt(eps);
     const R large = std::sqrt(2 / eps);
-    const R ct2 = Fast ? (b - a) * fast_reciprocal(2 * c) : (b - a) / (2 * c);  // cot(2 phi), eq. 15
+#if defined(__CUDA_ARCH__)
+    const R ct2 = (b - a) * fast_reciprocal(2 * c);  // cot(2 phi), eq. 15
+#else
+    const R ct2 = (b - a) / (2 * c);
+#endif
     const R act2 = std::fabs(ct2);
     R act;  // |cot(phi)|, eq. 16
     if (act2 >= large) {
@@ -106,17 +101,16 @@ template <class R, bool Fast = false> BATCHSVD_HD Rotation<R> jacobi_rotation(R 
     } else if (act2 < small) {
         act = act2 + 1;
     } else {
-        const R s = std::fma(ct2, ct2, R(1));
-        act = act2 + (Fast ? fast_sqrt(s) : std::sqrt(s));
+        act = act2 + fast_sqrt(std::fma(ct2, ct2, R(1)));
     }
     Rotation<R> r;
-    if constexpr (Fast) {
-        r.t = std::copysign(fast_reciprocal(act), ct2);
-        r.cs = act >= large ? R(1) : full_rsqrt(std::fma(r.t, r.t, R(1)));
-    } else {
-        r.t = std::copysign(R(1) / act, ct2);                                          // eq. 17
-        r.cs = act >= large ? R(1) : act * reciprocal_sqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
-    }
+#if defined(__CUDA_ARCH__)
+    r.t = std::copysign(fast_reciprocal(act), ct2);                       // eq. 17
+    r.cs = act >= large ? R(1) : full_rsqrt(std::fma(r.t, r.t, R(1)));
+#else
+    r.t = std::copysign(R(1) / act, ct2);                                 // eq. 17
+    r.cs = act >= large ? R(1) : act * full_rsqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+#endif
     return r;
 }
 
@@ -159,10 +153,9 @@ template <class R> BATCHSVD_HD R negligible_norm(R max_abs_entry) {
 template <class R> BATCHSVD_HD bool needs_rotation_norms(R abs_c, R ra, R rb, const Tolerance<R>& t) {
     return ra > t.negligible && rb > t.negligible && abs_c > t.tol * ra * rb;
 }
-/// The same on squared norms a, b (Fast: roots to about 2^-44, fast_sqrt; a, b > 0).
-template <class R, bool Fast = false> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
-    if constexpr (Fast) return needs_rotation_norms(abs_c, fast_sqrt(a), fast_sqrt(b), t);
-    else return needs_rotation_norms(abs_c, std::sqrt(a), std::sqrt(b), t);
+/// The same on squared norms a, b (on the GPU roots to about 2^-44, fast_sqrt).
+template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
+    return needs_rotation_norms(abs_c, fast_sqrt(a), fast_sqrt(b), t);
 }
 
 /// The convergence threshold k*u, whatever the column length m. LAPACK's gesvj raises it to

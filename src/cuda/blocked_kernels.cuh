@@ -303,11 +303,10 @@ __device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T
     // (On stand-ins where a column is zero or the dot product exactly zero, as for padding:
     // 0 / 0 and sqrt(0) take the FP64 slow paths. Such a pair never rotates.)
     const bool live = gram_pair_live(a, b, absc);
-    // The fast arithmetic (core::jacobi_rotation<R, true>: refined MUFU reciprocals and
-    // roots) shortens that chain, as in the warp kernel.
+    // (core/rotation.hpp's device arithmetic, refined MUFU reciprocals and roots, shortens it.)
     const core::Rotation<R> rot =
-        core::jacobi_rotation<R, true>(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
-    if (live && core::needs_rotation<R, true>(absc, live ? a : R(1), live ? b : R(1), tol)) {
+        core::jacobi_rotation(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
+    if (live && core::needs_rotation(absc, live ? a : R(1), live ? b : R(1), tol)) {
         tws[pr] = core::rotation_twiddle(c, absc, rot.t);
         css[pr] = rot.cs;
         const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
@@ -331,7 +330,7 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
         if (i >= j) continue;
         const R a = core::real_part(G[i + i * LDG]), b = core::real_part(G[j + j * LDG]);
         const R absc = core::abs_of(G[i + j * LDG]);
-        need = need || (gram_pair_live(a, b, absc) && core::needs_rotation<R, true>(absc, a, b, tol));
+        need = need || (gram_pair_live(a, b, absc) && core::needs_rotation(absc, a, b, tol));
     }
     return need;
 }

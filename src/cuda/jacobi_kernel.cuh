@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                     if (core::needs_rotation_norms(absc, ra, rb, tol)) {
                         const R ea = detail::group_sum(pa, G, gmask);
                         const R eb = detail::group_sum(pb, G, gmask);
-                        const core::Rotation<R> rot = core::jacobi_rotation<R, true>(ea, eb, absc);
+                        const core::Rotation<R> rot = core::jacobi_rotation(ea, eb, absc);
                         const T tw = core::rotation_twiddle(c, absc, rot.t);
                         const T mtwc = core::scale(core::conj_of(tw), R(-1));  // -conj(tw)
                         const R cs = rot.cs;

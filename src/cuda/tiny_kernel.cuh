@@ -169,9 +169,9 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
                             bb += core::abs2(W[j][r]);
                         }
                     const R absc = core::abs_of(c);
-                    if (!core::needs_rotation<R, true>(absc, a, bb, tol)) continue;
+                    if (!core::needs_rotation(absc, a, bb, tol)) continue;
                     rotated = true;
-                    const core::Rotation<R> rot = core::jacobi_rotation<R, true>(a, bb, absc);
+                    const core::Rotation<R> rot = core::jacobi_rotation(a, bb, absc);
                     const T tw = core::rotation_twiddle(c, absc, rot.t);
                     detail::rotate_cols(W, M, i, j, tw, rot.cs);
                     if (p.need_vw) detail::rotate_cols(V, N, i, j, tw, rot.cs);

@@ -228,8 +228,8 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     // and square root, which cost 20% at 10 x 10 and 18 x 18.
     const bool live = absc > R(0) && na > R(0) && nb > R(0);
     const core::Rotation<R> r =
-        core::jacobi_rotation<R, true>(live ? na : R(1), live ? nb : R(2), live ? absc : R(1));
-    const bool turn = live && core::needs_rotation<R, true>(absc, live ? na : R(1), live ? nb : R(1), t.tol);
+        core::jacobi_rotation(live ? na : R(1), live ? nb : R(2), live ? absc : R(1));
+    const bool turn = live && core::needs_rotation(absc, live ? na : R(1), live ? nb : R(1), t.tol);
     WarpRotation<T> mine{T(R(0)), R(1)};  // the identity
     if (turn) {
         mine.tw = core::rotation_twiddle(c, absc, r.t);
