@@ -20,8 +20,10 @@
 //                           [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown]
 //                           [--cpu-baseline] [--host-memory] [--label TEXT] [--print-cases]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
-//   with block width NB (f64:1000:119:119:b16), qr forces QR pre-processing and noqr turns it
-//   off (f64:1000:1000:16:qr); "max:BATCH" runs the largest fused square of each precision.
+//   with block width NB (f64:1000:119:119:b16), fused forces the unblocked kernels (the fused
+//   one where the warp and tiny kernels do not fit; f64:1000:64:64:fused), qr forces QR
+//   pre-processing and noqr turns it off (f64:1000:1000:16:qr); "max:BATCH" runs the largest
+//   fused square of each precision, in the fused kernel.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
 //   --group quick|small|square|square_1000|tall|wide|large|tiny: the issue-7 case lists
@@ -437,6 +439,8 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     if (nb > 0) {  // the blocked path forced, with this block width
         opts.variant = batchsvd::JacobiVariant::blocked;
         opts.block_width = nb;
+    } else if (nb < 0) {  // the unblocked kernels forced (the fused one where nothing smaller fits)
+        opts.variant = batchsvd::JacobiVariant::unblocked;
     }
     opts.qr = qr;
     row.ours = time_median(env.reps, s, refill, [&] {
@@ -1019,7 +1023,7 @@ int main(int argc, char** argv) {
                     using T = decltype(tag);
                     const index_t nmax = batchsvd::cuda::largest_fused_square<T>(true);
                     std::cerr << "case max " << precision_name<T>() << ": " << nmax << "\n";
-                    rows.push_back(run_case<T>(env, nmax, nmax, b));
+                    rows.push_back(run_case<T>(env, nmax, nmax, b, -1));  // the fused kernel, forced
                 };
                 one(float{});
                 one(double{});
@@ -1027,7 +1031,8 @@ int main(int argc, char** argv) {
                 one(std::complex<double>{});
                 continue;
             }
-            if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr" || f[4] == "noqr"))) {
+            if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr" ||
+                                                     f[4] == "noqr" || f[4] == "fused"))) {
                 std::cerr << "bad case " << item << "\n";
                 continue;
             }
@@ -1037,7 +1042,8 @@ int main(int argc, char** argv) {
             const batchsvd::QrMode qr = f.size() == 5 && f[4] == "qr"     ? batchsvd::QrMode::always
                                         : f.size() == 5 && f[4] == "noqr" ? batchsvd::QrMode::never
                                                                           : batchsvd::QrMode::automatic;
-            const int nb = f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1) : 0;
+            const int nb = f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1)
+                           : f.size() == 5 && f[4] == "fused" ? -1 : 0;
             if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb, qr));
             else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb, qr));
             else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb, qr));

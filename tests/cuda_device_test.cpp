@@ -320,7 +320,12 @@ TYPED_TEST(CudaDevice, LargestFusedSquareAndBeyond) {
         const auto a = testing::generate_batch<T>(testing::Family::logrand, size, size, batch,
                                                   testing::fresh_seed());
         SCOPED_TRACE(std::to_string(size));
-        expect_accurate<T>(size, size, batch, a, solve_on_device<T>(size, size, batch, a, {}));
+        // At its largest size the fused kernel is forced (the automatic choice may prefer the
+        // blocked path there, cuda::solve_path).
+        Options o;
+        if (size == n) o.variant = JacobiVariant::unblocked;
+        EXPECT_EQ(cuda::solve_path<T>(size, size, batch, o).rfind(size == n ? "fused" : "blocked", 0), 0u);
+        expect_accurate<T>(size, size, batch, a, solve_on_device<T>(size, size, batch, a, o));
     }
 }
 

@@ -18,6 +18,7 @@
 // Gram matrix passes the convergence test everywhere skips the eigensolver and the update.
 #pragma once
 
+#include "cuda/blocked_dmma.cuh"
 #include "cuda/finalize.cuh"
 #include "cuda/kernel_common.cuh"
 
@@ -69,13 +70,18 @@ template <int W2> struct PairTiling {
     static_assert(kBlockedThreads / 32 * KC == W2 && S >= 1 && TR % S == 0 && S * W2 <= TRP);
 };
 
-/// Shared memory of the pair kernel for block width nb (16 or 32) and element sizes tsize,
-/// rsize: the row tile, G and Q, then the rotations of one inner step.
-__host__ __device__ constexpr std::size_t blocked_pair_smem(int nb, std::size_t tsize, std::size_t rsize) {
-    const std::size_t w2 = 2 * std::size_t(nb);
+/// Whether the pair kernel's Gram and update run on the FP64 tensor cores (blocked_dmma.cuh):
+/// real double. The other types stream row tiles through shared memory (PairTiling).
+template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<T, double>; }
+
+/// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
+/// tile (scalar products only), G and Q, then the rotations of one inner step.
+template <class T> constexpr std::size_t blocked_pair_smem(int nb) {
+    const std::size_t w2 = 2 * std::size_t(nb), tsize = sizeof(T), rsize = sizeof(core::real_of_t<T>);
     const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
-    return (w2 * trp + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize +
-           3 * std::size_t(nb) * rsize + (std::size_t(nb) + 1) * sizeof(int);
+    const std::size_t tile = blocked_uses_dmma<T>() ? 0 : w2 * trp;
+    return (tile + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize + 3 * std::size_t(nb) * rsize +
+           (std::size_t(nb) + 1) * sizeof(int);
 }
 
 namespace detail {
@@ -350,30 +356,48 @@ __device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair 
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
 /// W2 + 1), rotations accumulated into Q (identity on entry); *any is set when one rotated.
 /// Each inner round-robin step computes its W2/2 disjoint rotations (one thread each), then
-/// applies them to G as 2x2 blocks: the thread of block (row pair pi, column pair pj) rotates
-/// its four entries from the right by pair pj, then from the left by pair pi (J^H G J entry by
-/// entry), and the rotated pairs' own blocks become exactly diagonal; Q's columns are rotated
-/// in the same pass. Two barriers per inner step. At 1000 x 256^2 float64 on the H100 this
-/// solve took 352 ms; G's columns then its rows in two passes (three barriers) took 410 ms,
-/// and every warp computing all the step's rotations itself with G double-buffered (one
-/// barrier) 429 ms, its FP64 square roots and divisions repeated by eight warps
-/// (bench/NOTES.md).
+/// applies them to G as 2x2 blocks: the thread of block (row pair pi, column pair pj), pi <= pj,
+/// rotates its four entries from the right by pair pj, then from the left by pair pi (J^H G J
+/// entry by entry), and writes them and their mirror image (block (pj, pi) is their conjugate
+/// transpose, so G stays exactly Hermitian and only the upper triangle of blocks is computed);
+/// the rotated pairs' own blocks become exactly diagonal. Q's columns are rotated in the same
+/// pass. Two barriers per inner step. Each thread's blocks and Q entries are fixed for the
+/// sweep (only their rows and columns move with the ordering). History at 1000 x 256^2
+/// float64 on the H100: every block computed (both triangles) 352 ms; G's columns then its
+/// rows in two passes (three barriers) 410 ms; every warp computing all the step's rotations
+/// itself with G double-buffered (one barrier) 429 ms (bench/NOTES.md).
 template <class T, int W2>
 __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
                                  core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
                                  int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
     constexpr int LDG = W2 + 1, NP = W2 / 2;
+    constexpr int NBLK = NP * (NP + 1) / 2;                            // blocks pi <= pj
+    constexpr int BPT = (NBLK + kBlockedThreads - 1) / kBlockedThreads;  // per thread
+    constexpr int QPT = NP * W2 / kBlockedThreads;                     // Q entries per thread
+    static_assert(NP * W2 % kBlockedThreads == 0 && kBlockedThreads % W2 == 0);
     const int tid = threadIdx.x;
     const T zero = T(R(0));
+    // This thread's blocks: entries tid + kBlockedThreads b of the upper triangle, row by row.
+    int bpi[BPT], bpj[BPT];
+#pragma unroll
+    for (int b = 0; b < BPT; ++b) {
+        int t = tid + kBlockedThreads * b, pi = 0;
+        while (pi < NP && t >= NP - pi) t -= NP - pi++;
+        bpi[b] = pi < NP ? pi : -1;
+        bpj[b] = pi + t;
+    }
+    const int qk = tid % W2, qp = tid / W2;  // Q entries (row qk, pair qp + (256 / W2) e)
     for (int s = 0; s < W2 - 1; ++s) {
         if (tid < NP) inner_step_rotation<T, W2>(G, s, tid, tws, css, nas, nbs, ons, any, tol);
         __syncthreads();
-        for (int idx = tid; idx < NP * NP; idx += kBlockedThreads) {
-            const int pi = idx % NP, pj = idx / NP;  // row pair, column pair
+#pragma unroll
+        for (int b = 0; b < BPT; ++b) {
+            const int pi = bpi[b], pj = bpj[b];  // row pair, column pair
+            if (pi < 0) continue;
             const bool oi = ons[pi] != 0, oj = ons[pj] != 0;
             if (!oi && !oj) continue;
-            const core::IndexPair r = core::round_robin_pair(W2, s, pi), c = core::round_robin_pair(W2, s, pj);
+            const core::IndexPair r = core::round_robin_pair(W2, s, pi);
             if (pi == pj) {  // the pair's own block: exactly diagonal
                 G[r.i + r.i * LDG] = T(nas[pi]);
                 G[r.j + r.j * LDG] = T(nbs[pi]);
@@ -381,6 +405,7 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
                 G[r.j + r.i * LDG] = zero;
                 continue;
             }
+            const core::IndexPair c = core::round_robin_pair(W2, s, pj);
             T g00 = G[r.i + c.i * LDG], g01 = G[r.i + c.j * LDG];
             T g10 = G[r.j + c.i * LDG], g11 = G[r.j + c.j * LDG];
             if (oj) {  // columns c.i, c.j: x' = cs (x - conj(tw) y), y' = cs (y + tw x)
@@ -401,12 +426,17 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
             G[r.i + c.j * LDG] = g01;
             G[r.j + c.i * LDG] = g10;
             G[r.j + c.j * LDG] = g11;
+            G[c.i + r.i * LDG] = core::conj_of(g00);
+            G[c.j + r.i * LDG] = core::conj_of(g01);
+            G[c.i + r.j * LDG] = core::conj_of(g10);
+            G[c.j + r.j * LDG] = core::conj_of(g11);
         }
         // Q <- Q J: columns p, q of each rotated pair.
-        for (int idx = tid; idx < NP * W2; idx += kBlockedThreads) {
-            const int pr = idx / W2, k = idx - pr * W2;
+#pragma unroll
+        for (int e = 0; e < QPT; ++e) {
+            const int pr = qp + (kBlockedThreads / W2) * e;
             if (!ons[pr]) continue;
-            rotate_columns_at<T, W2>(Q, k, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
+            rotate_columns_at<T, W2>(Q, qk, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
         }
         __syncthreads();
     }
@@ -419,10 +449,13 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
 template <class T, int NB>
 __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int step) {
     using R = core::real_of_t<T>;
-    constexpr int W2 = 2 * NB, TRP = PairTiling<W2>::TRP, LDG = W2 + 1;
+    constexpr int W2 = 2 * NB, LDG = W2 + 1;
+    constexpr bool dmma = blocked_uses_dmma<T>();
+    constexpr int tile_elems = dmma ? 0 : W2 * PairTiling<W2>::TRP;
+    static_assert(!dmma || detail::DmmaGramSplit<W2, kBlockedThreads>::kScratch <= 2 * W2 * LDG);
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
-    T* G = tile + W2 * TRP;
+    T* G = tile + tile_elems;
     T* Q = G + W2 * LDG;
     T* tws = Q + W2 * LDG;
     R* css = reinterpret_cast<R*>(tws + NB);
@@ -449,7 +482,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N;
         if (p.phases & 1) {
-            detail::pair_gram<T, W2>(X, M, M, col, tile, G);
+            if constexpr (dmma) detail::pair_gram_dmma<W2, kBlockedThreads>(X, M, M, col, G, G);  // scratch: G and Q
+            else detail::pair_gram<T, W2>(X, M, M, col, tile, G);
             __syncthreads();
         }
         // A pair none of whose column pairs fails the convergence test leaves the eigensolver
@@ -465,8 +499,15 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             __syncthreads();
             detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
-                detail::pair_update<T, W2>(X, M, M, col, tile, Q);
-                if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
+                if constexpr (dmma) {
+                    detail::pack_update_fragments<W2, kBlockedThreads>(Q, G);  // G is spent: Q's fragments there
+                    __syncthreads();
+                    detail::pair_update_dmma<W2, kBlockedThreads>(X, M, M, col, G);
+                    if (p.V) detail::pair_update_dmma<W2, kBlockedThreads>(p.V + b * index_t(N) * N, N, N, col, G);
+                } else {
+                    detail::pair_update<T, W2>(X, M, M, col, tile, Q);
+                    if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
+                }
                 if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
             }
         }
@@ -483,12 +524,17 @@ template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
 }
-template <class T, int NB>
-__global__ void __launch_bounds__(kBlockedThreads, 4) blocked_pair_kernel_capped(const BlockedParams<T> p, int step) {
+template <class T, int NB, int MinBlocks>
+__global__ void __launch_bounds__(kBlockedThreads, MinBlocks) blocked_pair_kernel_capped(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
 }
-/// Whether (T, NB) runs blocked_pair_kernel_capped.
-template <class T, int NB> constexpr bool blocked_pair_capped() { return std::is_same_v<T, double> && NB == 16; }
+/// Blocks per SM that (T, NB)'s pair kernel is compiled for (0: the plain bounds).
+template <class T, int NB> constexpr int blocked_pair_min_blocks() {
+    if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : 3;
+    else if constexpr (std::is_same_v<T, dev_complex<double>>) return NB == 16 ? 2 : 0;
+    else if constexpr (std::is_same_v<T, dev_complex<float>>) return NB == 16 ? 3 : 0;
+    else return 0;
+}
 
 /// End of a sweep: a matrix none of whose pairs rotated has converged; one out of sweeps
 /// stops unconverged. Counts the matrices still active.

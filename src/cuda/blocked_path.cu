@@ -81,7 +81,8 @@ int blocked_phases_from_env() {
 
 template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
     const auto kernel = [] {  // only the variant in use is instantiated (as in warp_path.cu)
-        if constexpr (blocked_pair_capped<DT, NB>()) return &blocked_pair_kernel_capped<DT, NB>;
+        constexpr int min_blocks = blocked_pair_min_blocks<DT, NB>();
+        if constexpr (min_blocks > 0) return &blocked_pair_kernel_capped<DT, NB, min_blocks>;
         else return &blocked_pair_kernel<DT, NB>;
     }();
     if (smem > 48 * 1024)
@@ -121,7 +122,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     load_working_matrices(p, stream);
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
-    const std::size_t smem = blocked_pair_smem(nb, sizeof(DT), sizeof(R));
+    const std::size_t smem = blocked_pair_smem<DT>(nb);
     const auto pair_kernel = nb == 16 ? configured_pair_kernel<DT, 16>(smem) : configured_pair_kernel<DT, 32>(smem);
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));

@@ -315,6 +315,30 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
     }
 }
 
+/// Streaming multiprocessors of the current device.
+int sm_count() {
+    int dev = 0, sms = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
+    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    return sms;
+}
+
+/// Block width of the blocked path for N columns and a batch: Options::block_width when set,
+/// else the measured rule (H100, session 8, `block_widths.csv`): 32-column blocks halve the
+/// round-robin steps, so the passes over W and V, but their 64 x 64 eigensolver costs more:
+/// they win from order 176 in float64 (16 columns: 79 against 93 ms at 160; 32: 117 against
+/// 135 at 192, 260 against 320 at 256) and from 112 in float32 and complex64 (26.0 against
+/// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
+/// complex128 (a tie at 128 and 256, 16 faster at 96 and 512), and only while the batch's
+/// 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at 10 x 768^2
+/// and 1 x 1024^2, 32 at 50 x 512^2).
+template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
+    if (opts.block_width > 0) return blocked_block_width(opts.block_width);
+    const index_t from = std::is_same_v<T, double> ? 176 : std::is_same_v<T, std::complex<double>> ? 0 : 112;
+    if (from == 0 || N < from) return 16;
+    return batch * ((N + 63) / 64) >= 2 * index_t(sm_count()) ? 32 : 16;
+}
+
 /// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
 /// many chunks of the batch as its workspace needs.
 template <class T>
@@ -325,8 +349,9 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
     const std::size_t per = blocked_workspace_bytes(std::max(m, n), std::min(m, n), need_vw,
                                                     sizeof(T), sizeof(real_t<T>));
+    const int nb = block_width_for<T>(opts, std::min(m, n), batch);
     over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
-        run_blocked(p, blocked_block_width(opts.block_width), stream);
+        run_blocked(p, nb, stream);
     });
 }
 
@@ -350,6 +375,23 @@ struct Route {
     WarpPlan warp;  ///< Path::warp
     Plan plan;      ///< Path::fused
 };
+/// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
+/// for float64) is faster, by measurement (H100, 1000 square matrices, session 8's
+/// `fused_vs_blocked.csv`): float64 at orders 57-64 (four 16-column blocks: 6.2 against 7.6 ms
+/// at 64) and from 81 (17.3 against 23.9 ms at 88, 33.3 against 42.2 at 112; the fused kernel
+/// is faster at 72 and 80, five blocks, one idle pair a step); float32 from 81 (fused faster at
+/// 64, blocked at 96 and 128: 14.5 against 17.9 ms, 26.0 against 50.2); complex64 from 64
+/// (9.7 against 11.0 ms at 64, 24.9 against 25.8 at 96). complex128 keeps the fused kernel
+/// (10.0 against 16.4 ms at 48, 16.9 against 19.2 at 64). Measured on square matrices, so
+/// applied only within a quarter of square (M <= 5N/4).
+template <class T> bool blocked_beats_fused(index_t M, index_t N) {
+    if (4 * M > 5 * N) return false;
+    if constexpr (std::is_same_v<T, double>) return (N > 56 && N <= 64) || N > 80;
+    else if constexpr (std::is_same_v<T, float>) return N > 80;
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return N >= 64;
+    else return false;
+}
+
 template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
     Route r;
     if (use_qr<T>(m, n, opts)) r.path = Path::qr;
@@ -357,7 +399,9 @@ template <class T> Route route(index_t m, index_t n, index_t batch, const Option
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
     else {
         r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
-        r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked ? Path::blocked : Path::fused;
+        const bool faster = opts.variant == JacobiVariant::automatic &&
+                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n));
+        r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked || faster ? Path::blocked : Path::fused;
     }
     return r;
 }
@@ -601,7 +645,7 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
         case Path::qr: return "qr";
         case Path::tiny: return "tiny";
         case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
-        case Path::blocked: return "blocked nb" + std::to_string(blocked_block_width(opts.block_width));
+        case Path::blocked: return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch));
         case Path::fused: break;
     }
     return "fused G" + std::to_string(r.plan.G) + " team" + std::to_string(r.plan.team_threads) + "x" +

@@ -1,0 +1,193 @@
+// The blocked pair kernel's two products for real double on the FP64 tensor cores (DMMA,
+// mma.sync m8n8k4): the Gram matrix G = X^T X of the pair's 2NB columns and the update
+// [Xi Xj] <- [Xi Xj] Q (abfasi Algorithm 3, the fused update; W-cycle section IV-C). Both read
+// their fragments straight from the working matrix in global memory, so they need no row tile
+// in shared memory and no barrier but the Gram's final reduction; the scalar versions
+// (blocked_kernels.cuh: pair_gram, pair_update) serve float and the complex types.
+//
+// Fragments (PTX ISA, mma.m8n8k4 .f64): lane l holds A[l/4][l%4] of the 8x4 A, B[l%4][l/4] of
+// the 4x8 B and D[l/4][2(l%4) + e], e < 2, of the 8x8 D.
+#pragma once
+
+#include "cuda/kernel_common.cuh"
+
+namespace batchsvd::cuda::detail {
+
+/// D += A B for one warp's m8n8k4 fragments (above). The tensor cores from sm_80; shuffles and
+/// FMAs on older targets (builds that add them: the same layout, slower).
+__device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, {%2}, {%3}, {%0,%1};\n"
+        : "+d"(d0), "+d"(d1)
+        : "d"(a), "d"(b));
+#else
+    const int lane = int(threadIdx.x & 31), r = lane >> 2, c = 2 * (lane & 3);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const double ak = __shfl_sync(0xffffffffu, a, 4 * r + k);
+        d0 = fma(ak, __shfl_sync(0xffffffffu, b, 4 * c + k), d0);
+        d1 = fma(ak, __shfl_sync(0xffffffffu, b, 4 * (c + 1) + k), d1);
+    }
+#endif
+}
+
+/// Work split of the DMMA Gram for a pair width W2 (32 or 64): 8-column tiles; the upper
+/// triangle's NT (NT + 1) / 2 fragments in FG groups, group g holding tile rows g and
+/// NT - 1 - g (NT + 1 fragments each, so the groups are even); the rows of the pair in KG
+/// interleaved groups of 4 (one k-step each), for blocks of Threads threads. Warp w: fragment group w % FG, row group w / FG.
+template <int W2, int Threads> struct DmmaGramSplit {
+    static constexpr int NT = W2 / 8;
+    static constexpr int FG = NT / 2;
+    static constexpr int KG = Threads / 32 / FG;
+    static constexpr int NF = NT + 1;
+    /// Doubles of shared scratch for the reduction over the row groups.
+    static constexpr int kScratch = (KG / 2) * FG * NF * 64;
+    static_assert(FG * KG * 32 == Threads && (KG & (KG - 1)) == 0);
+    /// Tile row and column of fragment f of group g.
+    __device__ static constexpr int ti(int g, int f) { return f < NT - g ? g : NT - 1 - g; }
+    __device__ static constexpr int tj(int g, int f) { return f < NT - g ? g + f : f - 1; }
+};
+
+/// Offset of the working-matrix column in the pair's local slot l, or -1 for a padding slot.
+template <class Col> __device__ __forceinline__ index_t slot_offset(const Col& col, int l, index_t ldx) {
+    const int c = col(l);
+    return c >= 0 ? index_t(c) * ldx : index_t(-1);
+}
+
+/// One warp's share of the DMMA Gram: fragment group G_ (a template argument, so that the
+/// fragments' tiles are registers), rows r0 + 4 KG i + lane % 4.
+template <int W2, int Threads, int G_, class Col>
+__device__ __forceinline__ void gram_rows_dmma(const double* X, index_t ldx, int rows, const Col& col,
+                                               int r_first, double (&acc)[DmmaGramSplit<W2, Threads>::NF][2]) {
+    using S = DmmaGramSplit<W2, Threads>;
+    constexpr int NT = S::NT;
+    const int lane = int(threadIdx.x & 31);
+    index_t off[NT];
+#pragma unroll
+    for (int t = 0; t < NT; ++t) off[t] = t >= G_ ? slot_offset(col, 8 * t + lane / 4, ldx) : index_t(-1);
+#pragma unroll 2
+    for (int r = r_first + (lane & 3); r - (lane & 3) < rows; r += 4 * S::KG) {
+        double x[NT];
+#pragma unroll
+        for (int t = 0; t < NT; ++t) x[t] = (r < rows && off[t] >= 0) ? X[r + off[t]] : 0.0;
+#pragma unroll
+        for (int f = 0; f < S::NF; ++f) dmma_8x8x4(acc[f][0], acc[f][1], x[S::ti(G_, f)], x[S::tj(G_, f)]);
+    }
+}
+
+/// G = X^T X (ld W2 + 1, both triangles) of the pair's columns col over `rows` rows, by DMMA.
+/// scratch: DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read before G is written).
+template <int W2, int Threads, class Col>
+__device__ __noinline__ void pair_gram_dmma(const double* X, index_t ldx, int rows, const Col& col, double* G,
+                               double* scratch) {
+    using S = DmmaGramSplit<W2, Threads>;
+    constexpr int LDG = W2 + 1, NF = S::NF, FG = S::FG, PART = NF * 64;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const int g = warp % FG, kg = warp / FG;
+    double acc[NF][2];
+#pragma unroll
+    for (int f = 0; f < NF; ++f) acc[f][0] = acc[f][1] = 0.0;
+    const int r_first = 4 * kg;
+    if (g == 0) gram_rows_dmma<W2, Threads, 0>(X, ldx, rows, col, r_first, acc);
+    else if (g == 1) gram_rows_dmma<W2, Threads, 1>(X, ldx, rows, col, r_first, acc);
+    if constexpr (FG > 2) {
+        if (g == 2) gram_rows_dmma<W2, Threads, 2>(X, ldx, rows, col, r_first, acc);
+        else if (g == 3) gram_rows_dmma<W2, Threads, 3>(X, ldx, rows, col, r_first, acc);
+    }
+    // The row groups' partial sums, halved each round through scratch (a fixed order: the
+    // result does not depend on scheduling).
+#pragma unroll
+    for (int half = S::KG / 2; half >= 1; half /= 2) {
+        if (kg >= half && kg < 2 * half) {
+            double* part = scratch + ((kg - half) * FG + g) * PART;
+#pragma unroll
+            for (int f = 0; f < NF; ++f) {
+                part[(2 * f) * 32 + lane] = acc[f][0];
+                part[(2 * f + 1) * 32 + lane] = acc[f][1];
+            }
+        }
+        __syncthreads();
+        if (kg < half) {
+            const double* part = scratch + (kg * FG + g) * PART;
+#pragma unroll
+            for (int f = 0; f < NF; ++f) {
+                acc[f][0] += part[(2 * f) * 32 + lane];
+                acc[f][1] += part[(2 * f + 1) * 32 + lane];
+            }
+        }
+        __syncthreads();
+    }
+    if (kg == 0) {
+#pragma unroll
+        for (int f = 0; f < NF; ++f) {
+            const int ti = S::ti(g, f), tj = S::tj(g, f);
+            const int i = 8 * ti + lane / 4;
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int j = 8 * tj + 2 * (lane & 3) + e;
+                if (ti < tj || i <= j) {  // a diagonal fragment's lower half is its upper's mirror
+                    G[i + j * LDG] = acc[f][e];
+                    G[j + i * LDG] = acc[f][e];
+                }
+            }
+        }
+    }
+}
+
+/// Q (W2 x W2, ld W2 + 1) into the update's B fragments: Bq[(n NK + kk) 32 + l] =
+/// Q[4 kk + l % 4][8 n + l / 4], NK = W2 / 4 (one conflict-free load per fragment).
+template <int W2, int Threads> __device__ __forceinline__ void pack_update_fragments(const double* Q, double* Bq) {
+    constexpr int NK = W2 / 4, LDG = W2 + 1;
+    for (int idx = int(threadIdx.x); idx < W2 * W2; idx += Threads) {
+        const int l = idx & 31, fr = idx >> 5, kk = fr % NK, n = fr / NK;
+        Bq[idx] = Q[(4 * kk + (l & 3)) + (8 * n + (l >> 2)) * LDG];
+    }
+}
+
+/// [Xi Xj] <- [Xi Xj] Q in place by DMMA, Q as pack_update_fragments left it. Each warp owns
+/// whole 8-row tiles (all the pair's columns read into registers before any is written), so
+/// warps never touch each other's rows and no barrier is needed. (Two tiles per warp at a
+/// time, for more loads in flight, spilled at the 64 registers of float64's 16-column kernel.)
+template <int W2, int Threads, class Col>
+__device__ __noinline__ void pair_update_dmma(double* X, index_t ldx, int rows, const Col& col, const double* Bq) {
+    constexpr int NT = W2 / 8, NK = W2 / 4, CH = 4;  // CH column tiles' accumulators at a time
+    constexpr int kWarps = Threads / 32;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    for (int r0 = 8 * warp; r0 < rows; r0 += 8 * kWarps) {
+        const int r = r0 + lane / 4;
+        double a[NK];
+#pragma unroll
+        for (int kk = 0; kk < NK; ++kk) {
+            const index_t o = slot_offset(col, 4 * kk + (lane & 3), ldx);
+            a[kk] = (r < rows && o >= 0) ? X[r + o] : 0.0;
+        }
+#pragma unroll
+        for (int n0 = 0; n0 < NT; n0 += CH) {
+            double acc[CH][2];
+#pragma unroll
+            for (int n = 0; n < CH; ++n) acc[n][0] = acc[n][1] = 0.0;
+#pragma unroll
+            for (int kk = 0; kk < NK; ++kk) {
+                double bf[CH];
+#pragma unroll
+                for (int n = 0; n < CH; ++n) bf[n] = Bq[((n0 + n) * NK + kk) * 32 + lane];
+#pragma unroll
+                for (int n = 0; n < CH; ++n) dmma_8x8x4(acc[n][0], acc[n][1], a[kk], bf[n]);
+                // Keeps each k-step's B loads in place: hoisted ahead of the whole unrolled
+                // loop they held dozens of registers.
+                asm volatile("" ::: "memory");
+            }
+            if (r < rows) {
+#pragma unroll
+                for (int n = 0; n < CH; ++n)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const index_t o = slot_offset(col, 8 * (n0 + n) + 2 * (lane & 3) + e, ldx);
+                        if (o >= 0) X[r + o] = acc[n][e];
+                    }
+            }
+        }
+    }
+}
+
+}  // namespace batchsvd::cuda::detail
