@@ -331,11 +331,15 @@ int sm_count() {
 /// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
 /// complex128 (a tie at 128 and 256, 16 faster at 96 and 512), and only while the batch's
 /// 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at 10 x 768^2
-/// and 1 x 1024^2, 32 at 50 x 512^2).
+/// and 1 x 1024^2, 32 at 50 x 512^2). In single precision 32-column blocks lose more
+/// orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
+/// against 14.1u with 16 columns; 18.4u against 11.1u at 256^2; `square.csv`), so beyond order
+/// 512, where they were not measured, float32 and complex64 keep 16 (16.6u at 1000^2).
 template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
     if (opts.block_width > 0) return blocked_block_width(opts.block_width);
     const index_t from = std::is_same_v<T, double> ? 176 : std::is_same_v<T, std::complex<double>> ? 0 : 112;
-    if (from == 0 || N < from) return 16;
+    const index_t upto = std::is_same_v<real_t<T>, float> ? 512 : index_t(1) << 40;
+    if (from == 0 || N < from || N > upto) return 16;
     return batch * ((N + 63) / 64) >= 2 * index_t(sm_count()) ? 32 : 16;
 }
 
