@@ -1,9 +1,11 @@
-// The blocked pair kernel's two products for real double on the FP64 tensor cores (DMMA,
-// mma.sync m8n8k4): the Gram matrix G = X^T X of the pair's 2NB columns and the update
-// [Xi Xj] <- [Xi Xj] Q (abfasi Algorithm 3, the fused update; W-cycle section IV-C). Both read
-// their fragments straight from the working matrix in global memory, so they need no row tile
-// in shared memory and no barrier but the Gram's final reduction; the scalar versions
-// (blocked_kernels.cuh: pair_gram, pair_update) serve float and the complex types.
+// The blocked pair kernel's two products in double and complex double on the FP64 tensor
+// cores (DMMA, mma.sync m8n8k4): the Gram matrix G = X^H X of the pair's 2NB columns and the
+// update [Xi Xj] <- [Xi Xj] Q (abfasi Algorithm 3, the fused update; W-cycle section IV-C).
+// Both read their fragments straight from the working matrix in global memory, so they need
+// no row tile in shared memory and no barrier but the Gram's final reduction; the scalar
+// versions (blocked_kernels.cuh: pair_gram, pair_update) serve float and complex float. A
+// complex product is four real ones on the real and imaginary parts (re: ar br + ai bi for
+// the Gram, ar br - ai bi for the update; im: ar bi - ai br, resp. ar bi + ai br).
 //
 // Fragments (PTX ISA, mma.m8n8k4 .f64): lane l holds A[l/4][l%4] of the 8x4 A, B[l%4][l/4] of
 // the 4x8 B and D[l/4][2(l%4) + e], e < 2, of the 8x8 D.
@@ -31,16 +33,20 @@ __device__ __forceinline__ void dmma_8x8x4(double& d0, double& d1, double a, dou
 #endif
 }
 
+/// Real planes of an element: 1 for double, 2 for complex double.
+template <class T> inline constexpr int kPlanes = core::is_complex_v<T> ? 2 : 1;
+
 /// Work split of the DMMA Gram for a pair width W2 (32 or 64): 8-column tiles; the upper
 /// triangle's NT (NT + 1) / 2 fragments in FG groups, group g holding tile rows g and
 /// NT - 1 - g (NT + 1 fragments each, so the groups are even); the rows of the pair in KG
-/// interleaved groups of 4 (one k-step each), for blocks of Threads threads. Warp w: fragment group w % FG, row group w / FG.
+/// interleaved groups of 4 (one k-step each), for blocks of Threads threads. Warp w: fragment
+/// group w % FG, row group w / FG.
 template <int W2, int Threads> struct DmmaGramSplit {
     static constexpr int NT = W2 / 8;
     static constexpr int FG = NT / 2;
     static constexpr int KG = Threads / 32 / FG;
     static constexpr int NF = NT + 1;
-    /// Doubles of shared scratch for the reduction over the row groups.
+    /// Doubles of shared scratch for the reduction over the row groups, per real plane.
     static constexpr int kScratch = (KG / 2) * FG * NF * 64;
     static_assert(FG * KG * 32 == Threads && (KG & (KG - 1)) == 0);
     /// Tile row and column of fragment f of group g.
@@ -54,39 +60,55 @@ template <class Col> __device__ __forceinline__ index_t slot_offset(const Col& c
     return c >= 0 ? index_t(c) * ldx : index_t(-1);
 }
 
+/// acc (re, im) += A^H B for fragments a (of the conjugated side) and b.
+template <class T> __device__ __forceinline__ void dmma_conj(double (&acc)[kPlanes<T>][2], const T& a, const T& b) {
+    if constexpr (core::is_complex_v<T>) {
+        dmma_8x8x4(acc[0][0], acc[0][1], a.real(), b.real());
+        dmma_8x8x4(acc[0][0], acc[0][1], a.imag(), b.imag());
+        dmma_8x8x4(acc[1][0], acc[1][1], a.real(), b.imag());
+        dmma_8x8x4(acc[1][0], acc[1][1], -a.imag(), b.real());
+    } else {
+        dmma_8x8x4(acc[0][0], acc[0][1], a, b);
+    }
+}
+
 /// One warp's share of the DMMA Gram: fragment group G_ (a template argument, so that the
 /// fragments' tiles are registers), rows r0 + 4 KG i + lane % 4.
-template <int W2, int Threads, int G_, class Col>
-__device__ __forceinline__ void gram_rows_dmma(const double* X, index_t ldx, int rows, const Col& col,
-                                               int r_first, double (&acc)[DmmaGramSplit<W2, Threads>::NF][2]) {
+template <int W2, int Threads, int G_, class T, class Col>
+__device__ __forceinline__ void gram_rows_dmma(const T* X, index_t ldx, int rows, const Col& col, int r_first,
+                                               double (&acc)[DmmaGramSplit<W2, Threads>::NF][kPlanes<T>][2]) {
     using S = DmmaGramSplit<W2, Threads>;
     constexpr int NT = S::NT;
     const int lane = int(threadIdx.x & 31);
+    const T zero = T(0.0);
     index_t off[NT];
 #pragma unroll
     for (int t = 0; t < NT; ++t) off[t] = t >= G_ ? slot_offset(col, 8 * t + lane / 4, ldx) : index_t(-1);
 #pragma unroll 2
     for (int r = r_first + (lane & 3); r - (lane & 3) < rows; r += 4 * S::KG) {
-        double x[NT];
+        T x[NT];
 #pragma unroll
-        for (int t = 0; t < NT; ++t) x[t] = (r < rows && off[t] >= 0) ? X[r + off[t]] : 0.0;
+        for (int t = 0; t < NT; ++t) x[t] = (r < rows && off[t] >= 0) ? X[r + off[t]] : zero;
 #pragma unroll
-        for (int f = 0; f < S::NF; ++f) dmma_8x8x4(acc[f][0], acc[f][1], x[S::ti(G_, f)], x[S::tj(G_, f)]);
+        for (int f = 0; f < S::NF; ++f) dmma_conj<T>(acc[f], x[S::ti(G_, f)], x[S::tj(G_, f)]);
     }
 }
 
-/// G = X^T X (ld W2 + 1, both triangles) of the pair's columns col over `rows` rows, by DMMA.
-/// scratch: DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read before G is written).
-template <int W2, int Threads, class Col>
-__device__ __noinline__ void pair_gram_dmma(const double* X, index_t ldx, int rows, const Col& col, double* G,
-                               double* scratch) {
+/// G = X^H X (ld W2 + 1, both triangles) of the pair's columns col over `rows` rows, by DMMA.
+/// scratch: kPlanes<T> DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read
+/// before G is written).
+template <int W2, int Threads, class T, class Col>
+__device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, const Col& col, T* G,
+                                            double* scratch) {
     using S = DmmaGramSplit<W2, Threads>;
-    constexpr int LDG = W2 + 1, NF = S::NF, FG = S::FG, PART = NF * 64;
+    constexpr int LDG = W2 + 1, NF = S::NF, FG = S::FG, P = kPlanes<T>, PART = NF * P * 64;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
     const int g = warp % FG, kg = warp / FG;
-    double acc[NF][2];
+    double acc[NF][P][2];
 #pragma unroll
-    for (int f = 0; f < NF; ++f) acc[f][0] = acc[f][1] = 0.0;
+    for (int f = 0; f < NF; ++f)
+#pragma unroll
+        for (int c = 0; c < P; ++c) acc[f][c][0] = acc[f][c][1] = 0.0;
     const int r_first = 4 * kg;
     if (g == 0) gram_rows_dmma<W2, Threads, 0>(X, ldx, rows, col, r_first, acc);
     else if (g == 1) gram_rows_dmma<W2, Threads, 1>(X, ldx, rows, col, r_first, acc);
@@ -101,19 +123,21 @@ __device__ __noinline__ void pair_gram_dmma(const double* X, index_t ldx, int ro
         if (kg >= half && kg < 2 * half) {
             double* part = scratch + ((kg - half) * FG + g) * PART;
 #pragma unroll
-            for (int f = 0; f < NF; ++f) {
-                part[(2 * f) * 32 + lane] = acc[f][0];
-                part[(2 * f + 1) * 32 + lane] = acc[f][1];
-            }
+            for (int f = 0; f < NF; ++f)
+#pragma unroll
+                for (int c = 0; c < P; ++c)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) part[((f * P + c) * 2 + e) * 32 + lane] = acc[f][c][e];
         }
         __syncthreads();
         if (kg < half) {
             const double* part = scratch + (kg * FG + g) * PART;
 #pragma unroll
-            for (int f = 0; f < NF; ++f) {
-                acc[f][0] += part[(2 * f) * 32 + lane];
-                acc[f][1] += part[(2 * f + 1) * 32 + lane];
-            }
+            for (int f = 0; f < NF; ++f)
+#pragma unroll
+                for (int c = 0; c < P; ++c)
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) acc[f][c][e] += part[((f * P + c) * 2 + e) * 32 + lane];
         }
         __syncthreads();
     }
@@ -126,53 +150,77 @@ __device__ __noinline__ void pair_gram_dmma(const double* X, index_t ldx, int ro
             for (int e = 0; e < 2; ++e) {
                 const int j = 8 * tj + 2 * (lane & 3) + e;
                 if (ti < tj || i <= j) {  // a diagonal fragment's lower half is its upper's mirror
-                    G[i + j * LDG] = acc[f][e];
-                    G[j + i * LDG] = acc[f][e];
+                    T v;
+                    if constexpr (core::is_complex_v<T>) v = T(acc[f][0][e], i == j ? 0.0 : acc[f][1][e]);
+                    else v = acc[f][0][e];
+                    G[i + j * LDG] = v;
+                    G[j + i * LDG] = core::conj_of(v);
                 }
             }
         }
     }
 }
 
-/// Q (W2 x W2, ld W2 + 1) into the update's B fragments: Bq[(n NK + kk) 32 + l] =
+/// Q (W2 x W2, ld W2 + 1) into the update's B fragments, plane by plane (real parts, then
+/// imaginary parts for complex): Bq[p W2^2 + (n NK + kk) 32 + l] = plane p of
 /// Q[4 kk + l % 4][8 n + l / 4], NK = W2 / 4 (one conflict-free load per fragment).
-template <int W2, int Threads> __device__ __forceinline__ void pack_update_fragments(const double* Q, double* Bq) {
+template <int W2, int Threads, class T> __device__ __forceinline__ void pack_update_fragments(const T* Q, double* Bq) {
     constexpr int NK = W2 / 4, LDG = W2 + 1;
     for (int idx = int(threadIdx.x); idx < W2 * W2; idx += Threads) {
         const int l = idx & 31, fr = idx >> 5, kk = fr % NK, n = fr / NK;
-        Bq[idx] = Q[(4 * kk + (l & 3)) + (8 * n + (l >> 2)) * LDG];
+        const T q = Q[(4 * kk + (l & 3)) + (8 * n + (l >> 2)) * LDG];
+        Bq[idx] = core::real_part(q);
+        if constexpr (core::is_complex_v<T>) Bq[W2 * W2 + idx] = core::imag_part(q);
     }
 }
 
 /// [Xi Xj] <- [Xi Xj] Q in place by DMMA, Q as pack_update_fragments left it. Each warp owns
 /// whole 8-row tiles (all the pair's columns read into registers before any is written), so
-/// warps never touch each other's rows and no barrier is needed. (Two tiles per warp at a
-/// time, for more loads in flight, spilled at the 64 registers of float64's 16-column kernel.)
-template <int W2, int Threads, class Col>
-__device__ __noinline__ void pair_update_dmma(double* X, index_t ldx, int rows, const Col& col, const double* Bq) {
-    constexpr int NT = W2 / 8, NK = W2 / 4, CH = 4;  // CH column tiles' accumulators at a time
+/// warps never touch each other's rows and no barrier is needed. (Loading the next tile before
+/// the current tile's products measured 2-6% slower at most sizes: bench/NOTES.md, session 8.)
+template <int W2, int Threads, class T, class Col>
+__device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const Col& col, const double* Bq) {
+    constexpr bool cplx = core::is_complex_v<T>;
+    constexpr int NT = W2 / 8, NK = W2 / 4, CH = cplx && W2 == 64 ? 1 : cplx ? 2 : 4;  // column tiles at a time
     constexpr int kWarps = Threads / 32;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    const T zero = T(0.0);
     for (int r0 = 8 * warp; r0 < rows; r0 += 8 * kWarps) {
         const int r = r0 + lane / 4;
-        double a[NK];
+        T a[NK];
 #pragma unroll
         for (int kk = 0; kk < NK; ++kk) {
             const index_t o = slot_offset(col, 4 * kk + (lane & 3), ldx);
-            a[kk] = (r < rows && o >= 0) ? X[r + o] : 0.0;
+            a[kk] = (r < rows && o >= 0) ? X[r + o] : zero;
         }
 #pragma unroll
         for (int n0 = 0; n0 < NT; n0 += CH) {
-            double acc[CH][2];
+            double acc[CH][kPlanes<T>][2];
 #pragma unroll
-            for (int n = 0; n < CH; ++n) acc[n][0] = acc[n][1] = 0.0;
+            for (int n = 0; n < CH; ++n)
+#pragma unroll
+                for (int c = 0; c < kPlanes<T>; ++c) acc[n][c][0] = acc[n][c][1] = 0.0;
 #pragma unroll
             for (int kk = 0; kk < NK; ++kk) {
-                double bf[CH];
+                double br[CH];
 #pragma unroll
-                for (int n = 0; n < CH; ++n) bf[n] = Bq[((n0 + n) * NK + kk) * 32 + lane];
+                for (int n = 0; n < CH; ++n) br[n] = Bq[((n0 + n) * NK + kk) * 32 + lane];
+                if constexpr (cplx) {
+                    double bi[CH];
 #pragma unroll
-                for (int n = 0; n < CH; ++n) dmma_8x8x4(acc[n][0], acc[n][1], a[kk], bf[n]);
+                    for (int n = 0; n < CH; ++n) bi[n] = Bq[W2 * W2 + ((n0 + n) * NK + kk) * 32 + lane];
+                    const double ar = a[kk].real(), ai = a[kk].imag(), nai = -ai;
+#pragma unroll
+                    for (int n = 0; n < CH; ++n) {
+                        dmma_8x8x4(acc[n][0][0], acc[n][0][1], ar, br[n]);
+                        dmma_8x8x4(acc[n][0][0], acc[n][0][1], nai, bi[n]);
+                        dmma_8x8x4(acc[n][1][0], acc[n][1][1], ar, bi[n]);
+                        dmma_8x8x4(acc[n][1][0], acc[n][1][1], ai, br[n]);
+                    }
+                } else {
+#pragma unroll
+                    for (int n = 0; n < CH; ++n) dmma_8x8x4(acc[n][0][0], acc[n][0][1], a[kk], br[n]);
+                }
                 // Keeps each k-step's B loads in place: hoisted ahead of the whole unrolled
                 // loop they held dozens of registers.
                 asm volatile("" ::: "memory");
@@ -183,7 +231,9 @@ __device__ __noinline__ void pair_update_dmma(double* X, index_t ldx, int rows, 
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
                         const index_t o = slot_offset(col, 8 * (n0 + n) + 2 * (lane & 3) + e, ldx);
-                        if (o >= 0) X[r + o] = acc[n][e];
+                        if (o < 0) continue;
+                        if constexpr (cplx) X[r + o] = T(acc[n][0][e], acc[n][1][e]);
+                        else X[r + o] = acc[n][0][e];
                     }
             }
         }

@@ -71,8 +71,9 @@ template <int W2> struct PairTiling {
 };
 
 /// Whether the pair kernel's Gram and update run on the FP64 tensor cores (blocked_dmma.cuh):
-/// real double. The other types stream row tiles through shared memory (PairTiling).
-template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<T, double>; }
+/// double and complex double. float and complex float stream row tiles through shared memory
+/// (PairTiling).
+template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<core::real_of_t<T>, double>; }
 
 /// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
 /// tile (scalar products only), G and Q, then the rotations of one inner step.
@@ -452,7 +453,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     constexpr int W2 = 2 * NB, LDG = W2 + 1;
     constexpr bool dmma = blocked_uses_dmma<T>();
     constexpr int tile_elems = dmma ? 0 : W2 * PairTiling<W2>::TRP;
-    static_assert(!dmma || detail::DmmaGramSplit<W2, kBlockedThreads>::kScratch <= 2 * W2 * LDG);
+    static_assert(!dmma || detail::DmmaGramSplit<W2, kBlockedThreads>::kScratch * detail::kPlanes<T> <=
+                               2 * W2 * LDG * int(sizeof(T) / sizeof(double)));
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
     T* G = tile + tile_elems;
@@ -482,7 +484,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N;
         if (p.phases & 1) {
-            if constexpr (dmma) detail::pair_gram_dmma<W2, kBlockedThreads>(X, M, M, col, G, G);  // scratch: G and Q
+            if constexpr (dmma)  // scratch: G and Q
+                detail::pair_gram_dmma<W2, kBlockedThreads>(X, M, M, col, G, reinterpret_cast<double*>(G));
             else detail::pair_gram<T, W2>(X, M, M, col, tile, G);
             __syncthreads();
         }
@@ -500,10 +503,11 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 if constexpr (dmma) {
-                    detail::pack_update_fragments<W2, kBlockedThreads>(Q, G);  // G is spent: Q's fragments there
+                    double* bq = reinterpret_cast<double*>(G);  // G is spent: Q's fragments there
+                    detail::pack_update_fragments<W2, kBlockedThreads>(Q, bq);
                     __syncthreads();
-                    detail::pair_update_dmma<W2, kBlockedThreads>(X, M, M, col, G);
-                    if (p.V) detail::pair_update_dmma<W2, kBlockedThreads>(p.V + b * index_t(N) * N, N, N, col, G);
+                    detail::pair_update_dmma<W2, kBlockedThreads>(X, M, M, col, bq);
+                    if (p.V) detail::pair_update_dmma<W2, kBlockedThreads>(p.V + b * index_t(N) * N, N, N, col, bq);
                 } else {
                     detail::pair_update<T, W2>(X, M, M, col, tile, Q);
                     if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
@@ -515,11 +519,14 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     }
 }
 
-/// The pair kernel, and its variant held to 64 registers (4 blocks of 256 per SM instead of
-/// 3), which float64 with 16-column blocks takes: 1000 x 256^2 349 -> 334 ms, 128^2 51.4 ->
-/// 49.0 ms, 512^2 2.54 -> 2.50 s on the H100. float32 was unchanged and 32-column blocks
-/// slower (360 -> 399 ms), and an explicit minimum changes the compiler's register choices
-/// for every instance, so the others keep the plain bounds.
+/// The pair kernel, and its variant held to a register budget for MinBlocks blocks of 256 per
+/// SM (blocked_pair_min_blocks). Measured on the H100: float64 with 16-column blocks at 4
+/// (64 registers; with the scalar products 1000 x 256^2 349 -> 334 ms), with 32 at 3 (80);
+/// complex64 with 16 at 3 (80 registers: 1000 x 128^2 59.5 -> 50.1 ms, 256^2 434 -> 378);
+/// complex128 with 16 at 3 (80 registers, 32 bytes of spills; on the tensor cores 1000 x
+/// 128^2 86.2 ms at 2 blocks, 72.8 at 3, 256^2 617 against 525; one 1024^2 190 against 194).
+/// float32 was unchanged by a cap, and an explicit minimum changes the compiler's register
+/// choices for every instance, so the others keep the plain bounds.
 template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
@@ -531,7 +538,7 @@ __global__ void __launch_bounds__(kBlockedThreads, MinBlocks) blocked_pair_kerne
 /// Blocks per SM that (T, NB)'s pair kernel is compiled for (0: the plain bounds).
 template <class T, int NB> constexpr int blocked_pair_min_blocks() {
     if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : 3;
-    else if constexpr (std::is_same_v<T, dev_complex<double>>) return NB == 16 ? 2 : 0;
+    else if constexpr (std::is_same_v<T, dev_complex<double>>) return NB == 16 ? 3 : 0;
     else if constexpr (std::is_same_v<T, dev_complex<float>>) return NB == 16 ? 3 : 0;
     else return 0;
 }

@@ -329,7 +329,7 @@ int sm_count() {
 /// they win from order 176 in float64 (16 columns: 79 against 93 ms at 160; 32: 117 against
 /// 135 at 192, 260 against 320 at 256) and from 112 in float32 and complex64 (26.0 against
 /// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
-/// complex128 (a tie at 128 and 256, 16 faster at 96 and 512), and only while the batch's
+/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256), and only while the batch's
 /// 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at 10 x 768^2
 /// and 1 x 1024^2, 32 at 50 x 512^2). In single precision 32-column blocks lose more
 /// orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
@@ -380,20 +380,20 @@ struct Route {
     Plan plan;      ///< Path::fused
 };
 /// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
-/// for float64) is faster, by measurement (H100, 1000 square matrices, session 8's
-/// `fused_vs_blocked.csv`): float64 at orders 57-64 (four 16-column blocks: 6.2 against 7.6 ms
-/// at 64) and from 81 (17.3 against 23.9 ms at 88, 33.3 against 42.2 at 112; the fused kernel
-/// is faster at 72 and 80, five blocks, one idle pair a step); float32 from 81 (fused faster at
-/// 64, blocked at 96 and 128: 14.5 against 17.9 ms, 26.0 against 50.2); complex64 from 64
-/// (9.7 against 11.0 ms at 64, 24.9 against 25.8 at 96). complex128 keeps the fused kernel
-/// (10.0 against 16.4 ms at 48, 16.9 against 19.2 at 64). Measured on square matrices, so
-/// applied only within a quarter of square (M <= 5N/4).
+/// in double precision) is faster, by measurement (H100, 1000 square matrices, session 8's
+/// `fused_vs_blocked.csv`, `complex128_dmma_*.csv`): float64 at orders 57-64 (four 16-column
+/// blocks: 6.2 against 7.6 ms at 64) and from 81 (17.3 against 23.9 ms at 88, 33.3 against
+/// 42.2 at 112; the fused kernel is faster at 72 and 80, five blocks, one idle pair a step);
+/// float32 from 81 (fused faster at 64, blocked at 96 and 128: 14.5 against 17.9 ms, 26.0
+/// against 50.2); complex64 from 64 (9.7 against 11.0 ms at 64, 24.9 against 25.8 at 96);
+/// complex128 from 64 (11.2 against 16.9 ms at 64; at 48 the fused kernel took 10.0 ms against
+/// the scalar blocked path's 16.4). Measured on square matrices, so applied only within a
+/// quarter of square (M <= 5N/4).
 template <class T> bool blocked_beats_fused(index_t M, index_t N) {
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return (N > 56 && N <= 64) || N > 80;
     else if constexpr (std::is_same_v<T, float>) return N > 80;
-    else if constexpr (std::is_same_v<T, std::complex<float>>) return N >= 64;
-    else return false;
+    else return N >= 64;
 }
 
 template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
