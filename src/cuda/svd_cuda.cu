@@ -381,19 +381,20 @@ struct Route {
 };
 /// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
 /// in double precision) is faster, by measurement (H100, 1000 square matrices, session 8's
-/// `fused_vs_blocked.csv`, `complex128_dmma_*.csv`): float64 at orders 57-64 (four 16-column
+/// `fused_vs_blocked.csv`, `complex128_final.csv`): float64 at orders 57-64 (four 16-column
 /// blocks: 6.2 against 7.6 ms at 64) and from 81 (17.3 against 23.9 ms at 88, 33.3 against
 /// 42.2 at 112; the fused kernel is faster at 72 and 80, five blocks, one idle pair a step);
 /// float32 from 81 (fused faster at 64, blocked at 96 and 128: 14.5 against 17.9 ms, 26.0
 /// against 50.2); complex64 from 64 (9.7 against 11.0 ms at 64, 24.9 against 25.8 at 96);
-/// complex128 from 64 (11.2 against 16.9 ms at 64; at 48 the fused kernel took 10.0 ms against
-/// the scalar blocked path's 16.4). Measured on square matrices, so applied only within a
-/// quarter of square (M <= 5N/4).
+/// complex128 from 48 (on the tensor cores: 8.8 against 10.0 ms at 48, 11.2 against 16.9 at
+/// 64, a tie at 84, 29.7 against 29.0). Measured on square matrices, so applied only within
+/// a quarter of square (M <= 5N/4).
 template <class T> bool blocked_beats_fused(index_t M, index_t N) {
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return (N > 56 && N <= 64) || N > 80;
     else if constexpr (std::is_same_v<T, float>) return N > 80;
-    else return N >= 64;
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return N >= 64;
+    else return N >= 48;
 }
 
 template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
