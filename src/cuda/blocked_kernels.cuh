@@ -4,14 +4,15 @@
 // into blocks of NB (the last one ragged), and a round-robin ordering runs over the blocks.
 //
 // One launch per round-robin step, one thread block per (matrix, block pair): it forms the Gram
-// matrix G = [Xi Xj]^H [Xi Xj] of the pair (2NB x 2NB, streamed over rows through shared
-// memory), runs ONE sweep of a parallel two-sided Jacobi eigensolver on G in shared memory
-// (Design-2: the rotations of each inner step are disjoint, so all threads apply them to 2x2
-// blocks of G at once), accumulates them into Q, and, when any rotation was
-// needed, multiplies [Xi Xj] and [Vi Vj] by Q in place (Algorithm 3's fused update: each row
-// tile read once, the product kept in registers). Differences from the paper: the Gram, the
-// eigensolver and the update are one kernel (no Gram matrices in global memory), and a ragged
-// or missing block is zero-padded inside shared memory only.
+// matrix G = [Xi Xj]^H [Xi Xj] of the pair (2NB x 2NB; in double precision on the FP64 tensor
+// cores, blocked_dmma.cuh, else streamed over rows through shared memory), runs ONE sweep of a
+// parallel two-sided Jacobi eigensolver on G in shared memory (Design-2: the rotations of each
+// inner step are disjoint, so all threads apply them to 2x2 blocks of G at once), accumulates
+// them into Q, and, when any rotation was needed, multiplies [Xi Xj] and [Vi Vj] by Q in place
+// (Algorithm 3's fused update: each row tile read once, the product kept in registers).
+// Differences from the paper: the Gram, the eigensolver and the update are one kernel (no Gram
+// matrices in global memory), and a ragged or missing block is zero-padded in registers or
+// shared memory only.
 //
 // Masking (Design-4): a matrix whose sweep needed no rotation is converged and its blocks
 // return at once in later launches; status is per matrix. Within a sweep, a block pair whose
