@@ -24,24 +24,16 @@ namespace batchsvd::core {
 // kernel's steps wait on this chain (session 7: 1-11% faster, same sweeps). On the host they
 // are the exact operations.
 #if defined(__CUDA_ARCH__)
-__device__ __forceinline__ double rcp_approx(double x) {
-    double r;
-    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+template <class R> __device__ __forceinline__ R rcp_approx(R x) {
+    R r;
+    if constexpr (sizeof(R) == 8) asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+    else asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
-__device__ __forceinline__ float rcp_approx(float x) {
-    float r;
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-    return r;
-}
-__device__ __forceinline__ double rsqrt_approx(double x) {
-    double r;
-    asm("rsqrt.approx.f64 %0, %1;" : "=d"(r) : "d"(x));
-    return r;
-}
-__device__ __forceinline__ float rsqrt_approx(float x) {
-    float r;
-    asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+template <class R> __device__ __forceinline__ R rsqrt_approx(R x) {
+    R r;
+    if constexpr (sizeof(R) == 8) asm("rsqrt.approx.f64 %0, %1;" : "=d"(r) : "d"(x));
+    else asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
 #endif
@@ -52,6 +44,14 @@ template <class R> BATCHSVD_HD R fast_reciprocal(R x) {
     return std::fma(y, std::fma(-x, y, R(1)), y);
 #else
     return R(1) / x;
+#endif
+}
+/// a / b, b normal: a times fast_reciprocal(b) on the GPU, the IEEE division on the host.
+template <class R> BATCHSVD_HD R fast_divide(R a, R b) {
+#if defined(__CUDA_ARCH__)
+    return a * fast_reciprocal(b);
+#else
+    return a / b;
 #endif
 }
 /// One Newton step for y ~ 1 / sqrt(x).
@@ -89,11 +89,7 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     // Thresholds of eq. 16's simplifications: sqrt(eps) and sqrt(2/eps), as exact constants.
     const R small = std::sqrt(eps);
     const R large = std::sqrt(2 / eps);
-#if defined(__CUDA_ARCH__)
-    const R ct2 = (b - a) * fast_reciprocal(2 * c);  // cot(2 phi), eq. 15
-#else
-    const R ct2 = (b - a) / (2 * c);
-#endif
+    const R ct2 = fast_divide(b - a, 2 * c);  // cot(2 phi), eq. 15
     const R act2 = std::fabs(ct2);
     R act;  // |cot(phi)|, eq. 16
     if (act2 >= large) {
@@ -104,11 +100,10 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
         act = act2 + fast_sqrt(std::fma(ct2, ct2, R(1)));
     }
     Rotation<R> r;
+    r.t = std::copysign(fast_reciprocal(act), ct2);  // eq. 17
 #if defined(__CUDA_ARCH__)
-    r.t = std::copysign(fast_reciprocal(act), ct2);                       // eq. 17
     r.cs = act >= large ? R(1) : full_rsqrt(std::fma(r.t, r.t, R(1)));
 #else
-    r.t = std::copysign(R(1) / act, ct2);                                 // eq. 17
     r.cs = act >= large ? R(1) : act * full_rsqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
 #endif
     return r;

@@ -6,6 +6,7 @@
 
 #include "cuda/blocked_path.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "cuda/svd_cuda.hpp"
@@ -26,9 +27,7 @@ template <class Kernel> void configure_smem(Kernel kernel, std::size_t bytes) {
 
 std::size_t qr_panel_smem_limit() {
     // The device's opt-in limit less the kernels' static shared memory (a few reduction slots).
-    int dev = 0, optin = 0;
-    BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
-    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     return std::size_t(optin) > 1024 ? std::size_t(optin) - 1024 : 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cuda/blocked_path.hpp"
 #include "cuda/check.hpp"
+#include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
 #include "cuda/jacobi_kernel.cuh"
@@ -146,10 +147,8 @@ Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
     }
     pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R));
 
-    int dev = 0, optin = 0, per_sm = 0;
-    BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
-    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const int per_sm = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
     if (pl.layout.bytes > std::size_t(optin)) return pl;
     // Teams packed into one block share its shared memory: keep a block to a quarter of an
     // SM's, so that blocks, not just teams, fill the SM without leaving much unused.
@@ -315,14 +314,6 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
     }
 }
 
-/// Streaming multiprocessors of the current device.
-int sm_count() {
-    int dev = 0, sms = 0;
-    BATCHSVD_CUDA_CHECK(cudaGetDevice(&dev));
-    BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    return sms;
-}
-
 /// Block width of the blocked path for N columns and a batch: Options::block_width when set,
 /// else the measured rule (H100, session 8, `block_widths.csv`): 32-column blocks halve the
 /// round-robin steps, so the passes over W and V, but their 64 x 64 eigensolver costs more:
@@ -340,7 +331,7 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     const index_t from = std::is_same_v<T, double> ? 176 : std::is_same_v<T, std::complex<double>> ? 0 : 112;
     const index_t upto = std::is_same_v<real_t<T>, float> ? 512 : index_t(1) << 40;
     if (from == 0 || N < from || N > upto) return 16;
-    return batch * ((N + 63) / 64) >= 2 * index_t(sm_count()) ? 32 : 16;
+    return batch * ((N + 63) / 64) >= 2 * index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
 /// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
