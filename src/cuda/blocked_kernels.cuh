@@ -21,6 +21,7 @@
 
 #include "cuda/blocked_dmma.cuh"
 #include "cuda/finalize.cuh"
+#include "cuda/gram_rotation.cuh"
 #include "cuda/kernel_common.cuh"
 
 namespace batchsvd::cuda {
@@ -77,13 +78,12 @@ template <int W2> struct PairTiling {
 template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<core::real_of_t<T>, double>; }
 
 /// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
-/// tile (scalar products only), G and Q, then the rotations of one inner step.
+/// tile (scalar products only), G and Q, then the records of one inner step's pairs and a flag.
 template <class T> constexpr std::size_t blocked_pair_smem(int nb) {
-    const std::size_t w2 = 2 * std::size_t(nb), tsize = sizeof(T), rsize = sizeof(core::real_of_t<T>);
+    const std::size_t w2 = 2 * std::size_t(nb);
     const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
     const std::size_t tile = blocked_uses_dmma<T>() ? 0 : w2 * trp;
-    return (tile + 2 * w2 * (w2 + 1) + std::size_t(nb)) * tsize + 3 * std::size_t(nb) * rsize +
-           (std::size_t(nb) + 1) * sizeof(int);
+    return (tile + 2 * w2 * (w2 + 1)) * sizeof(T) + std::size_t(nb) * sizeof(detail::StepPair<T>) + sizeof(int);
 }
 
 namespace detail {
@@ -283,51 +283,8 @@ __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col,
     }
 }
 
-/// Whether a pair of G with diagonal entries a, b and |off-diagonal| absc can rotate at all:
-/// a zero column or an exactly zero product never does (padding slots). The eigensolver's
-/// test and the pair kernel's pre-check are this and core::needs_rotation.
-template <class R> __device__ __forceinline__ bool gram_pair_live(R a, R b, R absc) {
-    return absc > R(0) && a > R(0) && b > R(0);
-}
-
-/// Rotation of pair pr of inner step s of the eigensolver on G (ld W2 + 1), by thread pr:
-/// the same formulas and test as the one-sided iteration. Stores the twiddle, cosine and the
-/// pair's new diagonal entries, ons[pr] = whether it rotates, and sets *any when it does.
-template <class T, int W2>
-__device__ __forceinline__ void inner_step_rotation(const T* G, int s, int pr, T* tws,
-                                                    core::real_of_t<T>* css, core::real_of_t<T>* nas,
-                                                    core::real_of_t<T>* nbs, int* ons, int* any,
-                                                    const core::Tolerance<core::real_of_t<T>>& tol) {
-    using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1;
-    const core::IndexPair pq = core::round_robin_pair(W2, s, pr);
-    const R a = core::real_part(G[pq.i + pq.i * LDG]), b = core::real_part(G[pq.j + pq.j * LDG]);
-    const T c = G[pq.i + pq.j * LDG];
-    const R absc = core::abs_of(c);
-    int on = 0;
-    // The rotation is computed before the test's outcome is known (pure arithmetic, unused
-    // when no rotation is needed), so that the two chains of square roots and divisions run
-    // side by side: this thread's latency holds up the whole block at the next barrier.
-    // (On stand-ins where a column is zero or the dot product exactly zero, as for padding:
-    // 0 / 0 and sqrt(0) take the FP64 slow paths. Such a pair never rotates.)
-    const bool live = gram_pair_live(a, b, absc);
-    // (core/rotation.hpp's device arithmetic, refined MUFU reciprocals and roots, shortens it.)
-    const core::Rotation<R> rot =
-        core::jacobi_rotation(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
-    if (live && core::needs_rotation(absc, live ? a : R(1), live ? b : R(1), tol)) {
-        tws[pr] = core::rotation_twiddle(c, absc, rot.t);
-        css[pr] = rot.cs;
-        const core::TrackedNorms<R> tn = core::rotate_norms(a, b, absc, rot.t);
-        nas[pr] = tn.a;
-        nbs[pr] = tn.b;
-        on = 1;
-        *any = 1;
-    }
-    ons[pr] = on;
-}
-
 /// Whether any pair (i < j) of this thread's share of G (ld W2 + 1) fails the convergence test
-/// of inner_step_rotation; the block's verdict is the __syncthreads_or of it.
+/// of the eigensolver (gram_rotation); the block's verdict is the __syncthreads_or of it.
 template <class T, int W2>
 __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
@@ -343,87 +300,79 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
     return need;
 }
 
-/// Row k of columns p, q of Mx (ld W2 + 1) rotated from the right:
-/// x' = cs (x - conj(tw) y), y' = cs (y + tw x).
-template <class T, int W2>
-__device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair pq, T tw,
-                                                  core::real_of_t<T> cs) {
-    using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1;
-    const T x = Mx[k + pq.i * LDG], y = Mx[k + pq.j * LDG];
-    Mx[k + pq.i * LDG] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
-    Mx[k + pq.j * LDG] = core::scale(core::axpy(tw, x, y), cs);
-}
-
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
 /// W2 + 1), rotations accumulated into Q (identity on entry); *any is set when one rotated.
-/// Each inner round-robin step computes its W2/2 disjoint rotations (one thread each), then
-/// applies them to G as 2x2 blocks: the thread of block (row pair pi, column pair pj), pi <= pj,
-/// rotates its four entries from the right by pair pj, then from the left by pair pi (J^H G J
-/// entry by entry), and writes them and their mirror image (block (pj, pi) is their conjugate
-/// transpose, so G stays exactly Hermitian and only the upper triangle of blocks is computed);
-/// the rotated pairs' own blocks become exactly diagonal. Q's columns are rotated in the same
-/// pass. Two barriers per inner step. Each thread's blocks and Q entries are fixed for the
-/// sweep (only their rows and columns move with the ordering). History at 1000 x 256^2
-/// float64 on the H100: every block computed (both triangles) 352 ms; G's columns then its
-/// rows in two passes (three barriers) 410 ms; every warp computing all the step's rotations
-/// itself with G double-buffered (one barrier) 429 ms (bench/NOTES.md).
+/// Each inner round-robin step: thread pr < W2/2 computes pair pr's rotation, writes the pair's
+/// own 2x2 block of G (exactly diagonal) and its StepPair record; then every thread applies the
+/// step to its off-diagonal 2x2 blocks of G (row pair pi < column pair pj: rotated from the right
+/// by pj, from the left by pi, J^H G J entry by entry, written with their mirror image, so G
+/// stays exactly Hermitian and only the upper triangle of blocks is computed) and to Q (below).
+/// Two barriers per inner step. Each thread's
+/// blocks are fixed for the sweep; only their rows and columns move with the ordering.
+/// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-9): every block
+/// computed (both triangles) 352 ms; G's columns then its rows in two passes (three barriers)
+/// 410 ms; every warp computing all the step's rotations itself with G double-buffered (one
+/// barrier) 429 ms; the upper triangle with the ordering recomputed by every thread 261 ms
+/// (ncu: 1.6 IPC, shared pipe 22% busy: latency-bound); with the records 261 ms (float32
+/// 256^2 178 -> 160 ms); each step's rotations computed one step ahead by the threads holding
+/// their entries, one barrier a step, 299 ms; a block sweep over 16 x 16 sub-problems with
+/// their rotations applied on the tensor cores 279 ms.
 template <class T, int W2>
-__device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
-                                 core::real_of_t<T>* nas, core::real_of_t<T>* nbs, int* ons,
-                                 int* any, const core::Tolerance<core::real_of_t<T>>& tol) {
+__device__ void pair_eigen_sweep(T* G, T* Q, StepPair<T>* pairs, int* any,
+                                 const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
     constexpr int LDG = W2 + 1, NP = W2 / 2;
-    constexpr int NBLK = NP * (NP + 1) / 2;                            // blocks pi <= pj
-    constexpr int BPT = (NBLK + kBlockedThreads - 1) / kBlockedThreads;  // per thread
-    constexpr int QPT = NP * W2 / kBlockedThreads;                     // Q entries per thread
-    static_assert(NP * W2 % kBlockedThreads == 0 && kBlockedThreads % W2 == 0);
+    constexpr int NOFF = NP * (NP - 1) / 2;                            // blocks pi < pj
+    constexpr int BPT = (NOFF + kBlockedThreads - 1) / kBlockedThreads;  // per thread
+    // Q's rotations: a warp's lanes take consecutive rows of one pair (free of bank conflicts),
+    // except for float64 with 64-wide pairs, where one pair per thread over strided rows (every
+    // lane of a warp on another pair) is 3% faster at 1000 x 256^2 but 5% slower with 32-wide
+    // pairs, and single precision loses 7% (session 9, bench/NOTES.md).
+    constexpr bool q_by_pair = std::is_same_v<T, double> && W2 == 64;
+    constexpr int QSTEP = kBlockedThreads / W2, QPT = NP / QSTEP;      // Q pairs per thread
+    constexpr int PSTEP = kBlockedThreads / NP, PROWS = W2 / PSTEP;    // (q_by_pair) rows
+    static_assert(kBlockedThreads % W2 == 0 && NP % QSTEP == 0 && W2 % PSTEP == 0);
     const int tid = threadIdx.x;
     const T zero = T(R(0));
-    // This thread's blocks: entries tid + kBlockedThreads b of the upper triangle, row by row.
     int bpi[BPT], bpj[BPT];
 #pragma unroll
     for (int b = 0; b < BPT; ++b) {
-        int t = tid + kBlockedThreads * b, pi = 0;
-        while (pi < NP && t >= NP - pi) t -= NP - pi++;
-        bpi[b] = pi < NP ? pi : -1;
-        bpj[b] = pi + t;
+        const core::IndexPair bl = strict_upper_block<NP>(tid + kBlockedThreads * b);
+        bpi[b] = bl.i;
+        bpj[b] = bl.j;
     }
-    const int qk = tid % W2, qp = tid / W2;  // Q entries (row qk, pair qp + (256 / W2) e)
+    const int qk = tid % W2, qp = tid / W2;  // Q: row qk of pairs qp + QSTEP e
+    const int ppr = tid % NP, pk = tid / NP;  // (q_by_pair) rows pk + PSTEP e of pair ppr
     for (int s = 0; s < W2 - 1; ++s) {
-        if (tid < NP) inner_step_rotation<T, W2>(G, s, tid, tws, css, nas, nbs, ons, any, tol);
+        if (tid < NP) {
+            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
+            const int ii = pq.i + pq.i * LDG, jj = pq.j + pq.j * LDG;
+            const GramRotation<T> rot = gram_rotation<T>(core::real_part(G[ii]), core::real_part(G[jj]),
+                                                         G[pq.i + pq.j * LDG], tol);
+            StepPair<T> rec;
+            rec.tw = rot.tw;
+            rec.cs = rot.cs;
+            rec.i = pq.i;
+            rec.j = pq.j;
+            rec.on = rot.on;
+            pairs[tid] = rec;
+            if (rot.on) {  // the pair's own block (no other thread reads it in this step)
+                G[ii] = T(rot.na);
+                G[jj] = T(rot.nb);
+                G[pq.i + pq.j * LDG] = zero;
+                G[pq.j + pq.i * LDG] = zero;
+                *any = 1;
+            }
+        }
         __syncthreads();
 #pragma unroll
         for (int b = 0; b < BPT; ++b) {
-            const int pi = bpi[b], pj = bpj[b];  // row pair, column pair
-            if (pi < 0) continue;
-            const bool oi = ons[pi] != 0, oj = ons[pj] != 0;
-            if (!oi && !oj) continue;
-            const core::IndexPair r = core::round_robin_pair(W2, s, pi);
-            if (pi == pj) {  // the pair's own block: exactly diagonal
-                G[r.i + r.i * LDG] = T(nas[pi]);
-                G[r.j + r.j * LDG] = T(nbs[pi]);
-                G[r.i + r.j * LDG] = zero;
-                G[r.j + r.i * LDG] = zero;
-                continue;
-            }
-            const core::IndexPair c = core::round_robin_pair(W2, s, pj);
+            if (bpi[b] < 0) continue;
+            const StepPair<T> r = pairs[bpi[b]], c = pairs[bpj[b]];  // row pair, column pair
+            if (!r.on && !c.on) continue;
             T g00 = G[r.i + c.i * LDG], g01 = G[r.i + c.j * LDG];
             T g10 = G[r.j + c.i * LDG], g11 = G[r.j + c.j * LDG];
-            if (oj) {  // columns c.i, c.j: x' = cs (x - conj(tw) y), y' = cs (y + tw x)
-                const T tw = tws[pj], mtwc = core::scale(core::conj_of(tw), R(-1));
-                const R cs = css[pj];
-                const T n00 = core::scale(core::axpy(mtwc, g01, g00), cs), n01 = core::scale(core::axpy(tw, g00, g01), cs);
-                const T n10 = core::scale(core::axpy(mtwc, g11, g10), cs), n11 = core::scale(core::axpy(tw, g10, g11), cs);
-                g00 = n00, g01 = n01, g10 = n10, g11 = n11;
-            }
-            if (oi) {  // rows r.i, r.j: p' = cs (p - tw q), q' = cs (q + conj(tw) p)
-                const T tw = tws[pi], mtw = core::scale(tw, R(-1)), twc = core::conj_of(tw);
-                const R cs = css[pi];
-                const T n00 = core::scale(core::axpy(mtw, g10, g00), cs), n10 = core::scale(core::axpy(twc, g00, g10), cs);
-                const T n01 = core::scale(core::axpy(mtw, g11, g01), cs), n11 = core::scale(core::axpy(twc, g01, g11), cs);
-                g00 = n00, g01 = n01, g10 = n10, g11 = n11;
-            }
+            rotate_gram_block(g00, g01, g10, g11, r.on != 0, r.tw, r.cs, c.on != 0, c.tw, c.cs);
             G[r.i + c.i * LDG] = g00;
             G[r.i + c.j * LDG] = g01;
             G[r.j + c.i * LDG] = g10;
@@ -433,12 +382,20 @@ __device__ void pair_eigen_sweep(T* G, T* Q, T* tws, core::real_of_t<T>* css,
             G[c.i + r.j * LDG] = core::conj_of(g10);
             G[c.j + r.j * LDG] = core::conj_of(g11);
         }
-        // Q <- Q J: columns p, q of each rotated pair.
+        // Q <- Q J.
+        if constexpr (q_by_pair) {
+            const StepPair<T> p = pairs[ppr];
+            if (p.on) {
 #pragma unroll
-        for (int e = 0; e < QPT; ++e) {
-            const int pr = qp + (kBlockedThreads / W2) * e;
-            if (!ons[pr]) continue;
-            rotate_columns_at<T, W2>(Q, qk, core::round_robin_pair(W2, s, pr), tws[pr], css[pr]);
+                for (int e = 0; e < PROWS; ++e)
+                    rotate_columns_at<T, LDG>(Q, pk + PSTEP * e, core::IndexPair{p.i, p.j}, p.tw, p.cs);
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < QPT; ++e) {
+                const StepPair<T> p = pairs[qp + QSTEP * e];
+                if (p.on) rotate_columns_at<T, LDG>(Q, qk, core::IndexPair{p.i, p.j}, p.tw, p.cs);
+            }
         }
         __syncthreads();
     }
@@ -460,12 +417,9 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     T* tile = reinterpret_cast<T*>(smem_raw);
     T* G = tile + tile_elems;
     T* Q = G + W2 * LDG;
-    T* tws = Q + W2 * LDG;
-    R* css = reinterpret_cast<R*>(tws + NB);
-    R* nas = css + NB;
-    R* nbs = nas + NB;
-    int* ons = reinterpret_cast<int*>(nbs + NB);
-    int* any = ons + NB;
+    static_assert((tile_elems + 2 * W2 * LDG) * sizeof(T) % alignof(detail::StepPair<T>) == 0);
+    auto* pairs = reinterpret_cast<detail::StepPair<T>*>(Q + W2 * LDG);
+    int* any = reinterpret_cast<int*>(pairs + NB);
 
     const JacobiParams<T>& q = p.out;
     const int M = q.M, N = q.N;
@@ -501,7 +455,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            detail::pair_eigen_sweep<T, W2>(G, Q, tws, css, nas, nbs, ons, any, tol);
+            detail::pair_eigen_sweep<T, W2>(G, Q, pairs, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 if constexpr (dmma) {
                     double* bq = reinterpret_cast<double*>(G);  // G is spent: Q's fragments there
