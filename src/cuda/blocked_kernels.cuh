@@ -21,7 +21,7 @@
 
 #include "cuda/blocked_dmma.cuh"
 #include "cuda/finalize.cuh"
-#include "cuda/gram_rotation.cuh"
+#include "cuda/pair_rotation.cuh"
 #include "cuda/kernel_common.cuh"
 
 namespace batchsvd::cuda {
@@ -493,8 +493,7 @@ __global__ void __launch_bounds__(kBlockedThreads, MinBlocks) blocked_pair_kerne
 /// Blocks per SM that (T, NB)'s pair kernel is compiled for (0: the plain bounds).
 template <class T, int NB> constexpr int blocked_pair_min_blocks() {
     if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : 3;
-    else if constexpr (std::is_same_v<T, dev_complex<double>>) return NB == 16 ? 3 : 0;
-    else if constexpr (std::is_same_v<T, dev_complex<float>>) return NB == 16 ? 3 : 0;
+    else if constexpr (core::is_complex_v<T>) return NB == 16 ? 3 : 0;
     else return 0;
 }
 

@@ -320,9 +320,9 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
 /// they win from order 176 in float64 (16 columns: 79 against 93 ms at 160; 32: 117 against
 /// 135 at 192, 260 against 320 at 256) and from 112 in float32 and complex64 (26.0 against
 /// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
-/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256), and only while the batch's
-/// 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at 10 x 768^2
-/// and 1 x 1024^2, 32 at 50 x 512^2). In single precision 32-column blocks lose more
+/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256), and only while
+/// the batch's 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at
+/// 10 x 768^2 and 1 x 1024^2, 32 at 50 x 512^2). In single precision 32-column blocks lose more
 /// orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
 /// against 14.1u with 16 columns; 18.4u against 11.1u at 256^2; `square.csv`), so beyond order
 /// 512, where they were not measured, float32 and complex64 keep 16 (16.6u at 1000^2).

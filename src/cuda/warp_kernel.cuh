@@ -34,6 +34,7 @@
 
 #include "cuda/finalize.cuh"
 #include "cuda/kernel_common.cuh"
+#include "cuda/pair_rotation.cuh"
 
 namespace batchsvd::cuda {
 
@@ -149,15 +150,6 @@ template <int NC, class R> __device__ __forceinline__ R team_max(R v, unsigned m
     return v;
 }
 
-/// x' = cs (x - conj(tw) y), y' = cs (y + tw x): the rotation of every other path.
-template <class T>
-__device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_of_t<T> cs) {
-    using R = core::real_of_t<T>;
-    const T xo = x, yo = y;
-    x = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), yo, xo), cs);
-    y = core::scale(core::axpy(tw, xo, yo), cs);
-}
-
 /// Exact sums of the step J positions after the last register move: on return lanes k and
 /// k + P (k = lane mod P) hold c of pair k and the squared norms a, b of its two columns,
 /// bitwise equal in both lanes. The rows may be written again only after the team's next
@@ -221,19 +213,15 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     T c;
     R na, nb;
     team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, c, na, nb);
-    const R absc = core::abs_of(c);
-    // Computed before the test's outcome (side by side with its square roots), on harmless
-    // stand-ins for a pair with a zero column or an exact zero dot product (padding columns
-    // when N < NC): 0 / 0 and sqrt(0) take the slow special-case paths of the FP64 division
-    // and square root, which cost 20% at 10 x 10 and 18 x 18.
-    const bool live = absc > R(0) && na > R(0) && nb > R(0);
-    const core::Rotation<R> r =
-        core::jacobi_rotation(live ? na : R(1), live ? nb : R(2), live ? absc : R(1));
-    const bool turn = live && core::needs_rotation(absc, live ? na : R(1), live ? nb : R(1), t.tol);
+    // (gram_rotation computes the rotation before the test's outcome, on stand-ins for a pair
+    // with a zero column or an exact zero dot product, as padding columns when N < NC: the
+    // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
+    const GramRotation<T> rot = gram_rotation<T>(na, nb, c, t.tol);
+    const bool turn = rot.on;
     WarpRotation<T> mine{T(R(0)), R(1)};  // the identity
     if (turn) {
-        mine.tw = core::rotation_twiddle(c, absc, r.t);
-        mine.cs = r.cs;
+        mine.tw = rot.tw;
+        mine.cs = rot.cs;
     }
     // Buffer by the parity of the step: the one written now was last read two steps ago,
     // before the last __syncwarp.

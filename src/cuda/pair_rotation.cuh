@@ -1,7 +1,7 @@
-// Rotations of the two-sided Jacobi eigensolver on a block pair's Gram matrix (the pair kernel's
-// one-sweep eigensolver, blocked_kernels.cuh): the rotation of one index pair, the record its
-// thread leaves for the others, and its application to a 2x2 block of G or to one row of two
-// columns.
+// The Jacobi rotation of one column pair on the GPU, from its Gram entries (squared norms a, b
+// and dot product c: the warp kernel's columns, the blocked eigensolver's G), and its
+// application: to two values (rotate_pair), to a row of two columns in memory, and to a 2x2
+// block of a Hermitian G from both sides. Also the blocked eigensolver's record of a pair.
 #pragma once
 
 #include "cuda/kernel_common.cuh"
@@ -51,37 +51,38 @@ __device__ __forceinline__ GramRotation<T> gram_rotation(core::real_of_t<T> a, c
     return g;
 }
 
+/// x' = cs (x - conj(tw) y), y' = cs (y + tw x): the rotation of every GPU path.
+template <class T>
+__device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_of_t<T> cs) {
+    using R = core::real_of_t<T>;
+    const T xo = x, yo = y;
+    x = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), yo, xo), cs);
+    y = core::scale(core::axpy(tw, xo, yo), cs);
+}
+
 /// The 2x2 block (rows r, r', columns c, c') of a Hermitian G rotated from the right by the
 /// columns' pair (when oj) and from the left by the rows' pair (when oi): J_i^H G J_j entry by
-/// entry. Columns: x' = cs (x - conj(tw) y), y' = cs (y + tw x); rows: p' = cs (p - tw q),
-/// q' = cs (q + conj(tw) p).
+/// entry. Columns: rotate_pair with twj; rows: p' = cs (p - tw q), q' = cs (q + conj(tw) p),
+/// rotate_pair with conj(twi).
 template <class T>
 __device__ __forceinline__ void rotate_gram_block(T& g00, T& g01, T& g10, T& g11, bool oi, const T& twi,
                                                   core::real_of_t<T> csi, bool oj, const T& twj,
                                                   core::real_of_t<T> csj) {
-    using R = core::real_of_t<T>;
     if (oj) {
-        const T mtwc = core::scale(core::conj_of(twj), R(-1));
-        const T n00 = core::scale(core::axpy(mtwc, g01, g00), csj), n01 = core::scale(core::axpy(twj, g00, g01), csj);
-        const T n10 = core::scale(core::axpy(mtwc, g11, g10), csj), n11 = core::scale(core::axpy(twj, g10, g11), csj);
-        g00 = n00, g01 = n01, g10 = n10, g11 = n11;
+        rotate_pair(g00, g01, twj, csj);
+        rotate_pair(g10, g11, twj, csj);
     }
     if (oi) {
-        const T mtw = core::scale(twi, R(-1)), twc = core::conj_of(twi);
-        const T n00 = core::scale(core::axpy(mtw, g10, g00), csi), n10 = core::scale(core::axpy(twc, g00, g10), csi);
-        const T n01 = core::scale(core::axpy(mtw, g11, g01), csi), n11 = core::scale(core::axpy(twc, g01, g11), csi);
-        g00 = n00, g01 = n01, g10 = n10, g11 = n11;
+        const T twc = core::conj_of(twi);
+        rotate_pair(g00, g10, twc, csi);
+        rotate_pair(g01, g11, twc, csi);
     }
 }
 
-/// Row k of columns p, q of Mx (leading dimension LD) rotated from the right:
-/// x' = cs (x - conj(tw) y), y' = cs (y + tw x).
+/// Row k of columns pq.i, pq.j of Mx (leading dimension LD) rotated from the right (rotate_pair).
 template <class T, int LD>
 __device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair pq, T tw, core::real_of_t<T> cs) {
-    using R = core::real_of_t<T>;
-    const T x = Mx[k + pq.i * LD], y = Mx[k + pq.j * LD];
-    Mx[k + pq.i * LD] = core::scale(core::axpy(core::scale(core::conj_of(tw), R(-1)), y, x), cs);
-    Mx[k + pq.j * LD] = core::scale(core::axpy(tw, x, y), cs);
+    rotate_pair(Mx[k + pq.i * LD], Mx[k + pq.j * LD], tw, cs);
 }
 
 /// Row pair and column pair (pi < pj) of block t of the strict upper triangle of an NP x NP
