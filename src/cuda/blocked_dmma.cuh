@@ -98,7 +98,7 @@ __device__ __forceinline__ void gram_rows_dmma(const T* X, index_t ldx, int rows
 /// scratch: kPlanes<T> DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read
 /// before G is written).
 template <int W2, int Threads, class T, class Col>
-__device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, const Col& col, T* G,
+__device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, const Col col, T* G,
                                             double* scratch) {
     using S = DmmaGramSplit<W2, Threads>;
     constexpr int LDG = W2 + 1, NF = S::NF, FG = S::FG, P = kPlanes<T>, PART = NF * P * 64;
@@ -179,19 +179,28 @@ template <int W2, int Threads, class T> __device__ __forceinline__ void pack_upd
 /// warps never touch each other's rows and no barrier is needed. (Loading the next tile before
 /// the current tile's products measured 2-6% slower at most sizes: bench/NOTES.md, session 8.)
 template <int W2, int Threads, class T, class Col>
-__device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const Col& col, const double* Bq) {
+__device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const Col col, const double* Bq) {
     constexpr bool cplx = core::is_complex_v<T>;
     constexpr int NT = W2 / 8, NK = W2 / 4, CH = cplx && W2 == 64 ? 1 : cplx ? 2 : 4;  // column tiles at a time
     constexpr int kWarps = Threads / 32;
-    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+    constexpr int NB = W2 / 2;
+    const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5), q = lane & 3;
     const T zero = T(0.0);
+    // The pair's slots are two runs of columns (col.c0 + l, l < col.wi, then col.c1 + l - NB,
+    // l - NB < col.wj): addresses by run, so that no offset per slot stays live (they spilled).
+    T* const xa[2] = {X + index_t(col.c0) * ldx, X + index_t(col.c1) * ldx};
+    const int wa[2] = {col.wi, col.wj};
     for (int r0 = 8 * warp; r0 < rows; r0 += 8 * kWarps) {
         const int r = r0 + lane / 4;
+        // ld, opaque to the compiler in each tile: the column offsets are recomputed (a multiply
+        // each) instead of being hoisted out of the loop as 64-bit values that spill.
+        index_t ld;
+        asm volatile("mov.b64 %0, %1;" : "=l"(ld) : "l"(ldx));
         T a[NK];
 #pragma unroll
         for (int kk = 0; kk < NK; ++kk) {
-            const index_t o = slot_offset(col, 4 * kk + (lane & 3), ldx);
-            a[kk] = (r < rows && o >= 0) ? X[r + o] : zero;
+            const int h = 4 * kk < NB ? 0 : 1, l = 4 * kk + q - h * NB;
+            a[kk] = (r < rows && l < wa[h]) ? xa[h][r + index_t(l) * ld] : zero;
         }
 #pragma unroll
         for (int n0 = 0; n0 < NT; n0 += CH) {
@@ -230,10 +239,11 @@ __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const
                 for (int n = 0; n < CH; ++n)
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
-                        const index_t o = slot_offset(col, 8 * (n0 + n) + 2 * (lane & 3) + e, ldx);
-                        if (o < 0) continue;
-                        if constexpr (cplx) X[r + o] = T(acc[n][0][e], acc[n][1][e]);
-                        else X[r + o] = acc[n][0][e];
+                        const int h = 8 * (n0 + n) < NB ? 0 : 1, l = 8 * (n0 + n) + 2 * q + e - h * NB;
+                        if (l >= wa[h]) continue;
+                        T& x = xa[h][r + index_t(l) * ld];
+                        if constexpr (cplx) x = T(acc[n][0][e], acc[n][1][e]);
+                        else x = acc[n][0][e];
                     }
             }
         }

@@ -78,12 +78,13 @@ template <int W2> struct PairTiling {
 template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<core::real_of_t<T>, double>; }
 
 /// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
-/// tile (scalar products only), G and Q, then the records of one inner step's pairs and a flag.
+/// tile (scalar products only), G and Q, then the records of two inner steps' pairs and a flag.
 template <class T> constexpr std::size_t blocked_pair_smem(int nb) {
     const std::size_t w2 = 2 * std::size_t(nb);
     const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
     const std::size_t tile = blocked_uses_dmma<T>() ? 0 : w2 * trp;
-    return (tile + 2 * w2 * (w2 + 1)) * sizeof(T) + std::size_t(nb) * sizeof(detail::StepPair<T>) + sizeof(int);
+    const std::size_t records = nb == 16 ? detail::StepRecords<T, 16>::kBytes : detail::StepRecords<T, 32>::kBytes;
+    return (tile + 2 * w2 * (w2 + 1)) * sizeof(T) + records + sizeof(int);
 }
 
 namespace detail {
@@ -301,101 +302,107 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 }
 
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
-/// W2 + 1), rotations accumulated into Q (identity on entry); *any is set when one rotated.
-/// Each inner round-robin step: thread pr < W2/2 computes pair pr's rotation, writes the pair's
-/// own 2x2 block of G (exactly diagonal) and its StepPair record; then every thread applies the
-/// step to its off-diagonal 2x2 blocks of G (row pair pi < column pair pj: rotated from the right
-/// by pj, from the left by pi, J^H G J entry by entry, written with their mirror image, so G
-/// stays exactly Hermitian and only the upper triangle of blocks is computed) and to Q (below).
-/// Two barriers per inner step. Each thread's
-/// blocks are fixed for the sweep; only their rows and columns move with the ordering.
-/// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-9): every block
+/// W2 + 1; its diagonal and strict upper triangle are read and kept, the lower triangle is not),
+/// rotations accumulated into Q (identity on entry); *any is set when one rotated.
+/// Warp-specialised, one barrier per inner round-robin step s:
+/// - warp 0, lane p < W2/2: the rotation lane of pair p. It applies step s to the one 2x2 block
+///   of G that holds the entry of its pair at step s + 1 (next_pair_block: the same block at every
+///   step), takes that entry from its registers and the pair's diagonal from G (set by step s's
+///   rotation lanes), computes step s + 1's rotation, writes its record (StepRecords,
+///   double-buffered by step parity) and the pair's own 2x2 block of G (exactly diagonal);
+/// - warps 1..: every other off-diagonal 2x2 block (row pair pi < column pair pj, rotated from
+///   the right by pj and from the left by pi, J^H G J entry by entry), and Q <- Q J by
+///   consecutive rows of a pair.
+/// So the rotations' chain of divisions and roots runs beside the application of the previous
+/// step instead of before it. The rotations are those of the sequential order (each from G with
+/// the previous steps applied), bit for bit those of the earlier schemes below.
+/// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-10): every block
 /// computed (both triangles) 352 ms; G's columns then its rows in two passes (three barriers)
 /// 410 ms; every warp computing all the step's rotations itself with G double-buffered (one
-/// barrier) 429 ms; the upper triangle with the ordering recomputed by every thread 261 ms
-/// (ncu: 1.6 IPC, shared pipe 22% busy: latency-bound); with the records 261 ms (float32
-/// 256^2 178 -> 160 ms); each step's rotations computed one step ahead by the threads holding
-/// their entries, one barrier a step, 299 ms; a block sweep over 16 x 16 sub-problems with
-/// their rotations applied on the tensor cores 279 ms.
+/// barrier) 429 ms; the upper triangle of blocks with the ordering recomputed by every thread,
+/// the rotations computed by 32 threads while the others wait at a barrier, 261 ms (ncu:
+/// latency-bound); with step records 261 ms (float32 256^2 178 -> 160 ms); each step's
+/// rotations computed one step ahead by the threads holding their entries, spread over all
+/// warps, 299 ms; a block sweep over 16 x 16 sub-problems with their rotations applied on the
+/// tensor cores 279 ms; session 10 (with the update's spills removed, 232 ms): this scheme.
 template <class T, int W2>
-__device__ void pair_eigen_sweep(T* G, T* Q, StepPair<T>* pairs, int* any,
+__device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
                                  const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1, NP = W2 / 2;
-    constexpr int NOFF = NP * (NP - 1) / 2;                            // blocks pi < pj
-    constexpr int BPT = (NOFF + kBlockedThreads - 1) / kBlockedThreads;  // per thread
-    // Q's rotations: a warp's lanes take consecutive rows of one pair (free of bank conflicts),
-    // except for float64 with 64-wide pairs, where one pair per thread over strided rows (every
-    // lane of a warp on another pair) is 3% faster at 1000 x 256^2 but 5% slower with 32-wide
-    // pairs, and single precision loses 7% (session 9, bench/NOTES.md).
-    constexpr bool q_by_pair = std::is_same_v<T, double> && W2 == 64;
-    constexpr int QSTEP = kBlockedThreads / W2, QPT = NP / QSTEP;      // Q pairs per thread
-    constexpr int PSTEP = kBlockedThreads / NP, PROWS = W2 / PSTEP;    // (q_by_pair) rows
-    static_assert(kBlockedThreads % W2 == 0 && NP % QSTEP == 0 && W2 % PSTEP == 0);
+    constexpr int LDG = W2 + 1, NP = W2 / 2, STEPS = W2 - 1;
+    static_assert(NP >= 4 && NP <= 32, "one rotation lane per pair in warp 0");
+    constexpr int APPLY = kBlockedThreads - 32;                          // threads of warps 1..
+    constexpr int NOTHER = NP * (NP - 1) / 2 - NP;                       // blocks they rotate
+    constexpr int BPT = (NOTHER + APPLY - 1) / APPLY;                    // per thread
+    constexpr int QOPS = NP * W2, QPT = (QOPS + APPLY - 1) / APPLY;      // row rotations of Q
+    const StepRecords<T, NP> rec = StepRecords<T, NP>::at(records);
     const int tid = threadIdx.x;
-    const T zero = T(R(0));
+    // Publishes the rotation of pair p at step s (its indices a < b, diagonal ga, gb, entry c).
+    const auto publish = [&](int s, int p, int a, int b, R ga, R gb, const T& c) {
+        const GramRotation<T> rot = gram_rotation<T>(ga, gb, c, tol);
+        rec.put(s & 1, p, rot.tw, rot.cs, a, b, rot.on);
+        if (rot.on) {  // the pair's own block (no other thread reads it in this step)
+            G[a + a * LDG] = T(rot.na);
+            G[b + b * LDG] = T(rot.nb);
+            G[a + b * LDG] = T(R(0));
+            *any = 1;
+        }
+    };
+    if (tid < 32) {
+        // ---- warp 0: the rotation lanes -------------------------------------------------------
+        const int p = tid;
+        if (p < NP) {
+            const core::IndexPair pq = core::round_robin_pair(W2, 0, p);
+            publish(0, p, pq.i, pq.j, core::real_part(G[pq.i + pq.i * LDG]), core::real_part(G[pq.j + pq.j * LDG]),
+                    G[pq.i + pq.j * LDG]);
+        }
+        __syncthreads();
+        const core::IndexPair nb = next_pair_block<NP>(p < NP ? p : 0);
+#pragma unroll 1
+        for (int s = 0; s + 1 < STEPS; ++s) {
+            if (p < NP) {
+                const StepPair<T> r = rec.get(s & 1, nb.i), c = rec.get(s & 1, nb.j);  // row pair, column pair
+                const core::IndexPair ab = core::round_robin_pair(W2, s + 1, p);
+                const R ga = core::real_part(G[ab.i + ab.i * LDG]), gb = core::real_part(G[ab.j + ab.j * LDG]);
+                const Block2<T> g = rotate_upper_block<T, LDG>(G, r, c);
+                // The pair (a, b) of step s + 1 has one column in each of the block's pairs.
+                const bool a_row = ab.i == r.i || ab.i == r.j;
+                const int row = a_row ? ab.i : ab.j, col = a_row ? ab.j : ab.i;
+                const T x = row == r.i ? (col == c.i ? g.g00 : g.g01) : (col == c.i ? g.g10 : g.g11);
+                publish(s + 1, p, ab.i, ab.j, ga, gb, a_row ? x : core::conj_of(x));
+            }
+            __syncthreads();
+        }
+        __syncthreads();  // the last step (G is not needed after the sweep: Q only)
+        return;
+    }
+    // ---- warps 1..: the other blocks of G and Q ----------------------------------------------
+    const int at = tid - 32;
     int bpi[BPT], bpj[BPT];
 #pragma unroll
     for (int b = 0; b < BPT; ++b) {
-        const core::IndexPair bl = strict_upper_block<NP>(tid + kBlockedThreads * b);
+        const core::IndexPair bl = other_upper_block<NP>(at + APPLY * b);
         bpi[b] = bl.i;
         bpj[b] = bl.j;
     }
-    const int qk = tid % W2, qp = tid / W2;  // Q: row qk of pairs qp + QSTEP e
-    const int ppr = tid % NP, pk = tid / NP;  // (q_by_pair) rows pk + PSTEP e of pair ppr
-    for (int s = 0; s < W2 - 1; ++s) {
-        if (tid < NP) {
-            const core::IndexPair pq = core::round_robin_pair(W2, s, tid);
-            const int ii = pq.i + pq.i * LDG, jj = pq.j + pq.j * LDG;
-            const GramRotation<T> rot = gram_rotation<T>(core::real_part(G[ii]), core::real_part(G[jj]),
-                                                         G[pq.i + pq.j * LDG], tol);
-            StepPair<T> rec;
-            rec.tw = rot.tw;
-            rec.cs = rot.cs;
-            rec.i = pq.i;
-            rec.j = pq.j;
-            rec.on = rot.on;
-            pairs[tid] = rec;
-            if (rot.on) {  // the pair's own block (no other thread reads it in this step)
-                G[ii] = T(rot.na);
-                G[jj] = T(rot.nb);
-                G[pq.i + pq.j * LDG] = zero;
-                G[pq.j + pq.i * LDG] = zero;
-                *any = 1;
+    __syncthreads();  // step 0's rotations
+#pragma unroll 1
+    for (int s = 0; s < STEPS; ++s) {
+        if (s + 1 < STEPS) {
+#pragma unroll
+            for (int b = 0; b < BPT; ++b) {
+                if (bpi[b] < 0) continue;
+                const StepPair<T> r = rec.get(s & 1, bpi[b]), c = rec.get(s & 1, bpj[b]);
+                if (r.on || c.on) rotate_upper_block<T, LDG>(G, r, c);
             }
         }
-        __syncthreads();
-#pragma unroll
-        for (int b = 0; b < BPT; ++b) {
-            if (bpi[b] < 0) continue;
-            const StepPair<T> r = pairs[bpi[b]], c = pairs[bpj[b]];  // row pair, column pair
-            if (!r.on && !c.on) continue;
-            T g00 = G[r.i + c.i * LDG], g01 = G[r.i + c.j * LDG];
-            T g10 = G[r.j + c.i * LDG], g11 = G[r.j + c.j * LDG];
-            rotate_gram_block(g00, g01, g10, g11, r.on != 0, r.tw, r.cs, c.on != 0, c.tw, c.cs);
-            G[r.i + c.i * LDG] = g00;
-            G[r.i + c.j * LDG] = g01;
-            G[r.j + c.i * LDG] = g10;
-            G[r.j + c.j * LDG] = g11;
-            G[c.i + r.i * LDG] = core::conj_of(g00);
-            G[c.j + r.i * LDG] = core::conj_of(g01);
-            G[c.i + r.j * LDG] = core::conj_of(g10);
-            G[c.j + r.j * LDG] = core::conj_of(g11);
-        }
-        // Q <- Q J.
-        if constexpr (q_by_pair) {
-            const StepPair<T> p = pairs[ppr];
-            if (p.on) {
-#pragma unroll
-                for (int e = 0; e < PROWS; ++e)
-                    rotate_columns_at<T, LDG>(Q, pk + PSTEP * e, core::IndexPair{p.i, p.j}, p.tw, p.cs);
-            }
-        } else {
-#pragma unroll
-            for (int e = 0; e < QPT; ++e) {
-                const StepPair<T> p = pairs[qp + QSTEP * e];
-                if (p.on) rotate_columns_at<T, LDG>(Q, qk, core::IndexPair{p.i, p.j}, p.tw, p.cs);
-            }
+        // Q <- Q J: consecutive threads take consecutive rows of a pair.
+#pragma unroll 2
+        for (int e = 0; e < QPT; ++e) {
+            const int idx = at + APPLY * e;
+            if (QOPS % APPLY != 0 && idx >= QOPS) break;
+            const StepPair<T> pr = rec.get(s & 1, idx / W2);
+            if (pr.on) rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{pr.i, pr.j}, pr.tw, pr.cs);
         }
         __syncthreads();
     }
@@ -417,9 +424,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     T* tile = reinterpret_cast<T*>(smem_raw);
     T* G = tile + tile_elems;
     T* Q = G + W2 * LDG;
-    static_assert((tile_elems + 2 * W2 * LDG) * sizeof(T) % alignof(detail::StepPair<T>) == 0);
-    auto* pairs = reinterpret_cast<detail::StepPair<T>*>(Q + W2 * LDG);
-    int* any = reinterpret_cast<int*>(pairs + NB);
+    void* records = Q + W2 * LDG;  // two steps' records
+    int* any = reinterpret_cast<int*>(static_cast<unsigned char*>(records) + detail::StepRecords<T, NB>::kBytes);
 
     const JacobiParams<T>& q = p.out;
     const int M = q.M, N = q.N;
@@ -455,7 +461,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            detail::pair_eigen_sweep<T, W2>(G, Q, pairs, any, tol);
+            detail::pair_eigen_sweep<T, W2>(G, Q, records, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 if constexpr (dmma) {
                     double* bq = reinterpret_cast<double*>(G);  // G is spent: Q's fragments there
@@ -480,8 +486,10 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
 /// complex64 with 16 at 3 (80 registers: 1000 x 128^2 59.5 -> 50.1 ms, 256^2 434 -> 378);
 /// complex128 with 16 at 3 (80 registers, 32 bytes of spills; on the tensor cores 1000 x
 /// 128^2 86.2 ms at 2 blocks, 72.8 at 3, 256^2 617 against 525; one 1024^2 190 against 194).
-/// float32 was unchanged by a cap, and an explicit minimum changes the compiler's register
-/// choices for every instance, so the others keep the plain bounds.
+/// float32 with 32 at 4 (64 registers, no spills): left to itself the compiler gave the
+/// warp-specialised eigensolver (session 10) 123 registers, 2 blocks per SM. An explicit
+/// minimum changes the compiler's register choices for every instance, so the others keep the
+/// plain bounds.
 template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
@@ -494,7 +502,7 @@ __global__ void __launch_bounds__(kBlockedThreads, MinBlocks) blocked_pair_kerne
 template <class T, int NB> constexpr int blocked_pair_min_blocks() {
     if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : 3;
     else if constexpr (core::is_complex_v<T>) return NB == 16 ? 3 : 0;
-    else return 0;
+    else return NB == 32 ? 4 : 0;
 }
 
 /// End of a sweep: a matrix none of whose pairs rotated has converged; one out of sweeps
