@@ -94,7 +94,8 @@ __device__ __forceinline__ void gram_rows_dmma(const T* X, index_t ldx, int rows
     }
 }
 
-/// G = X^H X (ld W2 + 1, both triangles) of the pair's columns col over `rows` rows, by DMMA.
+/// G = X^H X (ld W2 + 1: the diagonal and the upper triangle, all the eigensolver reads) of the
+/// pair's columns col over `rows` rows, by DMMA.
 /// scratch: kPlanes<T> DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read
 /// before G is written).
 template <int W2, int Threads, class T, class Col>
@@ -149,12 +150,9 @@ __device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, c
 #pragma unroll
             for (int e = 0; e < 2; ++e) {
                 const int j = 8 * tj + 2 * (lane & 3) + e;
-                if (ti < tj || i <= j) {  // a diagonal fragment's lower half is its upper's mirror
-                    T v;
-                    if constexpr (core::is_complex_v<T>) v = T(acc[f][0][e], i == j ? 0.0 : acc[f][1][e]);
-                    else v = acc[f][0][e];
-                    G[i + j * LDG] = v;
-                    G[j + i * LDG] = core::conj_of(v);
+                if (ti < tj || i <= j) {  // a diagonal fragment's upper half
+                    if constexpr (core::is_complex_v<T>) G[i + j * LDG] = T(acc[f][0][e], i == j ? 0.0 : acc[f][1][e]);
+                    else G[i + j * LDG] = acc[f][0][e];
                 }
             }
         }

@@ -192,7 +192,8 @@ __device__ __forceinline__ void load_pair_tile(const T* X, index_t ldx, int rows
     }
 }
 
-/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1), streamed over row tiles (PairTiling).
+/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1; the diagonal and the upper triangle stored, all the
+/// eigensolver reads), streamed over row tiles (PairTiling).
 template <class T, int W2>
 __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& col, T* tile, T* G) {
     using Tl = PairTiling<W2>;
@@ -226,7 +227,8 @@ __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& 
 #pragma unroll
         for (int a = 0; a < 4; ++a)
 #pragma unroll
-            for (int b = 0; b < 4; ++b) G[(ti + TI * a) + (tj + TI * b) * LDG] = acc[a][b];
+            for (int b = 0; b < 4; ++b)
+                if (ti + TI * a <= tj + TI * b) G[(ti + TI * a) + (tj + TI * b) * LDG] = acc[a][b];
     } else {
         T* part = tile;  // the S partial sums, W2 x W2 each (the tile is free now)
 #pragma unroll
@@ -235,6 +237,7 @@ __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& 
             for (int b = 0; b < 4; ++b) part[s * W2 * W2 + (ti + TI * a) + (tj + TI * b) * W2] = acc[a][b];
         __syncthreads();
         for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
+            if (idx % W2 > idx / W2) continue;  // the lower triangle: not read
             T sum = part[idx];
 #pragma unroll
             for (int g = 1; g < S; ++g) sum = add(sum, part[g * W2 * W2 + idx]);
