@@ -446,6 +446,30 @@ TYPED_TEST(CudaDevice, BlockedLargeOrders) {
         expect_family_accurate<T>(testing::Family::logrand, m, n, batch);
 }
 
+/// A block pair split over the blocks of a cluster (BlockedParams::split: partial Gram matrices
+/// summed through distributed shared memory, every block running the same eigensolver, each
+/// updating its chunk of rows), forced to each cluster size: accurate, with chunks that are
+/// ragged or empty (8 blocks over 300 rows), square, tall and wide, both block widths, and the
+/// same bits on a second run.
+TYPED_TEST(CudaDevice, BlockedPairSplitOverCluster) {
+    SKIP_WITHOUT_CUDA();
+    using T = TypeParam;
+    for (const char* split : {"1", "2", "4", "8"}) {
+        const ScopedEnv env("BATCHSVD_CUDA_BLOCKED_SPLIT", split);
+        SCOPED_TRACE(std::string("split ") + split);
+        for (testing::Family f : {testing::Family::random, testing::Family::geo, testing::Family::cluster1})
+            for (auto [m, n, batch, nb] : {std::tuple<index_t, index_t, index_t, int>{300, 200, 2, 16},
+                                           {200, 300, 1, 32}, {523, 97, 1, 16}, {130, 130, 3, 32}})
+                expect_family_accurate<T>(f, m, n, batch, blocked_path(nb));
+        const index_t m = 300, n = 190, batch = 2;
+        const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, testing::fresh_seed());
+        const auto first = solve_on_device<T>(m, n, batch, a, blocked_path(32));
+        const auto again = solve_on_device<T>(m, n, batch, a, blocked_path(32));
+        EXPECT_EQ(again.info, first.info);
+        EXPECT_TRUE(again.s == first.s && again.u == first.u && again.v == first.v);
+    }
+}
+
 /// A batch mixing matrices that are orthogonal already (diagonal: no rotation in the first
 /// sweep, so they are masked from then on) with hard ones: all accurate, and the masked ones
 /// report convergence after one sweep's check.

@@ -14,14 +14,23 @@
 // matrices in global memory), and a ragged or missing block is zero-padded in registers or
 // shared memory only.
 //
+// Small batches (W-cycle section IV-C's tailoring of the Gram and update over several thread
+// blocks): when the batch's pairs alone would leave SMs idle, a pair goes to a cluster of
+// `split` blocks, each taking a chunk of the rows; the partial Gram matrices are summed through
+// distributed shared memory and every block runs the same eigensolver (one kernel a step still,
+// where the paper launches a GEMM, the eigensolver and a GEMM).
+//
 // Masking (Design-4): a matrix whose sweep needed no rotation is converged and its blocks
 // return at once in later launches; status is per matrix. Within a sweep, a block pair whose
 // Gram matrix passes the convergence test everywhere skips the eigensolver and the update.
 #pragma once
 
+#include <cooperative_groups.h>
+
 #include "cuda/blocked_dmma.cuh"
 #include "cuda/finalize.cuh"
 #include "cuda/pair_rotation.cuh"
+#include "cuda/slot_q.cuh"
 #include "cuda/kernel_common.cuh"
 
 namespace batchsvd::cuda {
@@ -47,6 +56,9 @@ template <class T> struct BlockedParams {
     T* scratch;           ///< batch x N, finalisation
     int nb;               ///< block width (the kernel's NB)
     int nblk;             ///< number of block columns, ceil(N / nb)
+    /// Blocks of a thread-block cluster that share a block pair, each over its own chunk of the
+    /// rows (1: one block a pair). Set when the batch alone leaves SMs idle (blocked_path.cu).
+    int split;
     /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
     /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
     int phases;
@@ -306,7 +318,8 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
 /// W2 + 1; its diagonal and strict upper triangle are read and kept, the lower triangle is not),
-/// rotations accumulated into Q (identity on entry); *any is set when one rotated.
+/// rotations accumulated into Q (written to Q, ld W2 + 1, at the end); *any is set when one
+/// rotated.
 /// Warp-specialised, one barrier per inner round-robin step s:
 /// - warp 0, lane p < W2/2: the rotation lane of pair p. It applies step s to the one 2x2 block
 ///   of G that holds the entry of its pair at step s + 1 (next_pair_block: the same block at every
@@ -314,8 +327,8 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 ///   rotation lanes), computes step s + 1's rotation, writes its record (StepRecords,
 ///   double-buffered by step parity) and the pair's own 2x2 block of G (exactly diagonal);
 /// - warps 1..: every other off-diagonal 2x2 block (row pair pi < column pair pj, rotated from
-///   the right by pj and from the left by pi, J^H G J entry by entry), and Q <- Q J by
-///   consecutive rows of a pair.
+///   the right by pj and from the left by pi, J^H G J entry by entry);
+/// - every warp: Q <- Q J_s on its rows of Q, held in registers in slot order (SlotQ).
 /// So the rotations' chain of divisions and roots runs beside the application of the previous
 /// step instead of before it. The rotations are those of the sequential order (each from G with
 /// the previous steps applied), bit for bit those of the earlier schemes below.
@@ -327,7 +340,16 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 /// latency-bound); with step records 261 ms (float32 256^2 178 -> 160 ms); each step's
 /// rotations computed one step ahead by the threads holding their entries, spread over all
 /// warps, 299 ms; a block sweep over 16 x 16 sub-problems with their rotations applied on the
-/// tensor cores 279 ms; session 10 (with the update's spills removed, 232 ms): this scheme.
+/// tensor cores 279 ms; session 10 (with the update's spills removed, 232 ms): this scheme
+/// with Q in shared memory, 201 ms; session 11: Q in registers.
+/// Whether the eigensolver keeps Q in registers (SlotQ) rather than in shared memory. Measured
+/// on the H100 (session 11, 1000 matrices, against Q in shared memory): 64-wide pairs of 8- and
+/// 16-byte elements gain (float64 256^2 201.6 -> 183.5 ms, 50 x 512^2 128.9 -> 118.8,
+/// complex64 256^2 295.7 -> 257.9); float32 (256^2 147.0 -> 151.0) and every 32-wide pair lose
+/// (float64 128^2 31.3 -> 33.1, complex128 128^2 62.9 -> 65.6): their Q costs fewer wavefronts,
+/// and the register shifts and shuffles more issue slots.
+template <class T, int W2> constexpr bool eigen_q_in_registers() { return W2 == 64 && sizeof(T) >= 8; }
+
 template <class T, int W2>
 __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
                                  const core::Tolerance<core::real_of_t<T>>& tol) {
@@ -338,8 +360,12 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
     constexpr int NOTHER = NP * (NP - 1) / 2 - NP;                       // blocks they rotate
     constexpr int BPT = (NOTHER + APPLY - 1) / APPLY;                    // per thread
     constexpr int QOPS = NP * W2, QPT = (QOPS + APPLY - 1) / APPLY;      // row rotations of Q
+    constexpr bool qreg = eigen_q_in_registers<T, W2>();
     const StepRecords<T, NP> rec = StepRecords<T, NP>::at(records);
     const int tid = threadIdx.x;
+    // Q = I: in registers, every warp holding rows of it; else in shared memory (set by the
+    // caller), rotated by warps 1.. only.
+    [[maybe_unused]] SlotQ<T, W2, kBlockedThreads> qr(tid);
     // Publishes the rotation of pair p at step s (its indices a < b, diagonal ga, gb, entry c).
     const auto publish = [&](int s, int p, int a, int b, R ga, R gb, const T& c) {
         const GramRotation<T> rot = gram_rotation<T>(ga, gb, c, tol);
@@ -374,9 +400,15 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
                 const T x = row == r.i ? (col == c.i ? g.g00 : g.g01) : (col == c.i ? g.g10 : g.g11);
                 publish(s + 1, p, ab.i, ab.j, ga, gb, a_row ? x : core::conj_of(x));
             }
+            if constexpr (qreg) qr.apply_step(rec, s & 1, s);
             __syncthreads();
         }
         __syncthreads();  // the last step (G is not needed after the sweep: Q only)
+        if constexpr (qreg) {
+            qr.apply_step(rec, (STEPS - 1) & 1, STEPS - 1);
+            qr.template store<LDG>(Q);
+            __syncthreads();
+        }
         return;
     }
     // ---- warps 1..: the other blocks of G and Q ----------------------------------------------
@@ -399,16 +431,44 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
                 if (r.on || c.on) rotate_upper_block<T, LDG>(G, r, c);
             }
         }
-        // Q <- Q J: consecutive threads take consecutive rows of a pair.
+        if constexpr (qreg) {
+            qr.apply_step(rec, s & 1, s);
+        } else {  // Q <- Q J: consecutive threads take consecutive rows of a pair
 #pragma unroll 2
-        for (int e = 0; e < QPT; ++e) {
-            const int idx = at + APPLY * e;
-            if (QOPS % APPLY != 0 && idx >= QOPS) break;
-            const StepPair<T> pr = rec.get(s & 1, idx / W2);
-            if (pr.on) rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{pr.i, pr.j}, pr.tw, pr.cs);
+            for (int e = 0; e < QPT; ++e) {
+                const int idx = at + APPLY * e;
+                if (QOPS % APPLY != 0 && idx >= QOPS) break;
+                const StepPair<T> pr = rec.get(s & 1, idx / W2);
+                if (pr.on) rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{pr.i, pr.j}, pr.tw, pr.cs);
+            }
         }
         __syncthreads();
     }
+    if constexpr (qreg) {
+        qr.template store<LDG>(Q);
+        __syncthreads();
+    }
+}
+
+/// The Gram matrix of a pair whose rows are split over the `split` blocks of a cluster: each
+/// block's G (diagonal and upper triangle, ld W2 + 1) holds its rows' part; on return every
+/// block's G holds the sum of all parts, added in rank order so that every block has the same
+/// bits (and so computes the same rotations). P (same shape) is scratch; the second cluster
+/// barrier keeps it until every block has read it.
+template <class T, int W2> __device__ void cluster_sum_gram(T* G, T* P, int split) {
+    constexpr int LDG = W2 + 1;
+    namespace cg = cooperative_groups;
+    cg::cluster_group cl = cg::this_cluster();
+    for (int idx = threadIdx.x; idx < W2 * LDG; idx += kBlockedThreads) P[idx] = G[idx];
+    cl.sync();
+    for (int idx = threadIdx.x; idx < W2 * LDG; idx += kBlockedThreads) {
+        const int i = idx % LDG, j = idx / LDG;
+        if (i > j) continue;  // the lower triangle (and the padding row) is not read
+        T sum = cl.map_shared_rank(P, 0)[idx];
+        for (int r = 1; r < split; ++r) sum = add(sum, cl.map_shared_rank(P, r)[idx]);
+        G[idx] = sum;
+    }
+    cl.sync();
 }
 
 }  // namespace detail
@@ -432,7 +492,18 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
 
     const JacobiParams<T>& q = p.out;
     const int M = q.M, N = q.N;
-    const core::IndexPair bp = core::round_robin_pair(p.nblk, step, blockIdx.x);
+    // The cluster's blocks (p.split, consecutive in x) share a pair: each does the Gram and the
+    // update over its chunk of the rows of W and of V (multiples of 64 rows), and all of them
+    // run the eigensolver on the same summed G.
+    const int split = p.split, rank = int(blockIdx.x) % split;
+    const core::IndexPair bp = core::round_robin_pair(p.nblk, step, int(blockIdx.x) / split);
+    const auto chunk = [&](int rows, int& r0) {
+        const int len = ((rows + split - 1) / split + 63) / 64 * 64;
+        r0 = min(rows, rank * len);
+        return min(rows, r0 + len) - r0;
+    };
+    int w0 = 0, v0 = 0;
+    const int wrows = chunk(M, w0), vrows = chunk(N, v0);
     detail::PairColumns col;
     col.nb = NB;
     col.c0 = bp.i * NB;
@@ -446,21 +517,24 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         const BlockedState st = p.state[b];
         if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
-        T* X = p.W + b * index_t(M) * N;
+        T* X = p.W + b * index_t(M) * N + w0;
         if (p.phases & 1) {
             if constexpr (dmma)  // scratch: G and Q
-                detail::pair_gram_dmma<W2, kBlockedThreads>(X, M, M, col, G, reinterpret_cast<double*>(G));
-            else detail::pair_gram<T, W2>(X, M, M, col, tile, G);
+                detail::pair_gram_dmma<W2, kBlockedThreads>(X, M, wrows, col, G, reinterpret_cast<double*>(G));
+            else detail::pair_gram<T, W2>(X, M, wrows, col, tile, G);
             __syncthreads();
+            if (split > 1) detail::cluster_sum_gram<T, W2>(G, Q, split);
         }
         // A pair none of whose column pairs fails the convergence test leaves the eigensolver
         // with nothing to do (a rotation is the only thing that changes G): skip it and the
         // update. Most pairs of the last sweeps, and every pair of the final, checking sweep.
         const bool need = (p.phases & 1) && __syncthreads_or(detail::pair_needs_rotation<T, W2>(G, tol));
         if ((p.phases & 2) && need) {
-            for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
-                const int i = idx % W2, j = idx / W2;
-                Q[i + j * LDG] = T(R(i == j ? 1 : 0));
+            if constexpr (!detail::eigen_q_in_registers<T, W2>()) {
+                for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
+                    const int i = idx % W2, j = idx / W2;
+                    Q[i + j * LDG] = T(R(i == j ? 1 : 0));
+                }
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
@@ -470,11 +544,11 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
                     double* bq = reinterpret_cast<double*>(G);  // G is spent: Q's fragments there
                     detail::pack_update_fragments<W2, kBlockedThreads>(Q, bq);
                     __syncthreads();
-                    detail::pair_update_dmma<W2, kBlockedThreads>(X, M, M, col, bq);
-                    if (p.V) detail::pair_update_dmma<W2, kBlockedThreads>(p.V + b * index_t(N) * N, N, N, col, bq);
+                    detail::pair_update_dmma<W2, kBlockedThreads>(X, M, wrows, col, bq);
+                    if (p.V) detail::pair_update_dmma<W2, kBlockedThreads>(p.V + b * index_t(N) * N + v0, N, vrows, col, bq);
                 } else {
-                    detail::pair_update<T, W2>(X, M, M, col, tile, Q);
-                    if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N, N, N, col, tile, Q);
+                    detail::pair_update<T, W2>(X, M, wrows, col, tile, Q);
+                    if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N + v0, N, vrows, col, tile, Q);
                 }
                 if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
             }

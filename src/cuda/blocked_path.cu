@@ -9,6 +9,7 @@
 
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/check.hpp"
+#include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 
 namespace batchsvd::cuda {
@@ -79,6 +80,27 @@ int blocked_phases_from_env() {
     return s == "none" ? 0 : s == "gram" ? 1 : s == "eigen" ? 3 : kBlockedAllPhases;
 }
 
+/// Blocks that share one block pair (BlockedParams::split): 1, or while the doubled count of
+/// blocks still fits the device at once (the pair kernel's occupancy) and leaves each block at
+/// least 128 rows, up to the portable cluster size 8. One float64 4096^2 matrix (64 pairs of
+/// 32 columns, 3 blocks an SM) gets 4, one 1024^2 (16 columns) or 2048^2 (32) gets 8, batches
+/// of hundreds 1. Measured on the H100 (session 11): one float64 4096^2 with 32 columns in
+/// 1659, 1536 and 1703 ms at 2, 4 and 8; one 1024^2 with 16 columns in 75.8, 55.8 and 51.8 ms
+/// at 1, 2 and 8, one 2048^2 in 453, 323 and 325 ms.
+/// BATCHSVD_CUDA_BLOCKED_SPLIT = 1, 2, 4 or 8 sets it (benchmarks).
+template <class K> int blocked_split(K kernel, std::size_t smem, unsigned pairs, unsigned gy, index_t M) {
+    if (const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SPLIT")) {
+        const std::string s(v);
+        if (s == "1" || s == "2" || s == "4" || s == "8") return std::stoi(s);
+    }
+    int per_sm = 0;
+    BATCHSVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockedThreads, smem));
+    const index_t slots = index_t(per_sm) * device_attribute(cudaDevAttrMultiProcessorCount);
+    int split = 1;
+    while (split < 8 && index_t(pairs) * gy * (2 * split) <= slots && M >= index_t(128) * (2 * split)) split *= 2;
+    return split;
+}
+
 template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
     const auto kernel = [] {  // only the variant in use is instantiated (as in warp_path.cu)
         constexpr int min_blocks = blocked_pair_min_blocks<DT, NB>();
@@ -127,9 +149,23 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
     const unsigned end_blocks = unsigned((batch + 255) / 256);
+    p.split = blocked_split(pair_kernel, smem, pairs, gy, M);
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(p.split);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(pairs * unsigned(p.split), gy);
+    config.blockDim = dim3(kBlockedThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
     for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
         for (int step = 0; step < steps; ++step) {
-            pair_kernel<<<dim3(pairs, gy), kBlockedThreads, smem, stream>>>(p, step);
+            if (p.split == 1) pair_kernel<<<dim3(pairs, gy), kBlockedThreads, smem, stream>>>(p, step);
+            else BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
             BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
         }
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(active.get(), 0, sizeof(int), stream));

@@ -93,6 +93,18 @@ template <class T> __device__ __forceinline__ T shfl_xor(T v, int off, unsigned 
     }
 }
 
+/// __shfl_down_sync / __shfl_up_sync of a real or complex value (one shuffle per real part).
+template <class T> __device__ __forceinline__ T shfl_down(T v, int delta, int width) {
+    if constexpr (core::is_complex_v<T>)
+        return T(__shfl_down_sync(0xffffffffu, v.real(), delta, width), __shfl_down_sync(0xffffffffu, v.imag(), delta, width));
+    else return __shfl_down_sync(0xffffffffu, v, delta, width);
+}
+template <class T> __device__ __forceinline__ T shfl_up(T v, int delta, int width) {
+    if constexpr (core::is_complex_v<T>)
+        return T(__shfl_up_sync(0xffffffffu, v.real(), delta, width), __shfl_up_sync(0xffffffffu, v.imag(), delta, width));
+    else return __shfl_up_sync(0xffffffffu, v, delta, width);
+}
+
 template <class T> __device__ __forceinline__ T add(const T& x, const T& y) {
     if constexpr (core::is_complex_v<T>) return T(x.real() + y.real(), x.imag() + y.imag());
     else return x + y;

@@ -320,10 +320,15 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
 /// they win from order 176 in float64 (16 columns: 79 against 93 ms at 160; 32: 117 against
 /// 135 at 192, 260 against 320 at 256) and from 112 in float32 and complex64 (26.0 against
 /// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
-/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256), and only while
-/// the batch's 32-column pairs fill the GPU (batch x ceil(N / 64) >= 2 x SMs: 16 columns won at
-/// 10 x 768^2 and 1 x 1024^2, 32 at 50 x 512^2). In single precision 32-column blocks lose more
-/// orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
+/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256; session 11,
+/// one matrix: 90.6 against 161 ms at 1024, 443 against 674 at 2048), and only while the
+/// batch's 32-column pairs, each split over up to 8 blocks of a cluster (blocked_path.cu), give
+/// every SM one (batch x ceil(N / 64) x 8 >= SMs). Session 11, float64, H100, 16 against 32
+/// columns: 1 x 1024^2 51.9 against 70.6 ms (16 pairs: 16 wins), 1 x 2048^2 325 against 282,
+/// 4 x 1024^2 145 against 125, 10 x 768^2 113 against 94, 20 x 512^2 64.4 against 54.5,
+/// 1 x 4096^2 2184 against 1536 (before the split, 16 columns won at 10 x 768^2 and
+/// 1 x 1024^2 with the rule batch x ceil(N / 64) >= 2 x SMs). In single precision 32-column
+/// blocks lose more orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
 /// against 14.1u with 16 columns; 18.4u against 11.1u at 256^2; `square.csv`), so beyond order
 /// 512, where they were not measured, float32 and complex64 keep 16 (16.6u at 1000^2).
 template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
@@ -331,7 +336,7 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     const index_t from = std::is_same_v<T, double> ? 176 : std::is_same_v<T, std::complex<double>> ? 0 : 112;
     const index_t upto = std::is_same_v<real_t<T>, float> ? 512 : index_t(1) << 40;
     if (from == 0 || N < from || N > upto) return 16;
-    return batch * ((N + 63) / 64) >= 2 * index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
+    return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
 /// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
