@@ -90,8 +90,8 @@ int blocked_phases_from_env() {
 /// BATCHSVD_CUDA_BLOCKED_SPLIT = 1, 2, 4 or 8 sets it (benchmarks).
 template <class K> int blocked_split(K kernel, std::size_t smem, unsigned pairs, unsigned gy, index_t M) {
     if (const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SPLIT")) {
-        const std::string s(v);
-        if (s == "1" || s == "2" || s == "4" || s == "8") return std::stoi(s);
+        const int s = std::atoi(v);
+        if (s == 1 || s == 2 || s == 4 || s == 8) return s;
     }
     int per_sm = 0;
     BATCHSVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlockedThreads, smem));
@@ -161,11 +161,10 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     config.dynamicSmemBytes = smem;
     config.stream = stream;
     config.attrs = &cluster;
-    config.numAttrs = 1;
+    config.numAttrs = p.split > 1 ? 1 : 0;  // a plain launch when a pair has one block
     for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
         for (int step = 0; step < steps; ++step) {
-            if (p.split == 1) pair_kernel<<<dim3(pairs, gy), kBlockedThreads, smem, stream>>>(p, step);
-            else BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
+            BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
             BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
         }
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(active.get(), 0, sizeof(int), stream));

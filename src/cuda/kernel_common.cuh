@@ -82,27 +82,20 @@ template <class T> struct JacobiParams {
 
 namespace detail {
 
-template <class T> __device__ __forceinline__ T shfl_xor(T v, int off, unsigned mask, int width) {
-    if constexpr (core::is_complex_v<T>) {
-        using R = core::real_of_t<T>;
-        R re = __shfl_xor_sync(mask, v.real(), off, width);
-        R im = __shfl_xor_sync(mask, v.imag(), off, width);
-        return T(re, im);
-    } else {
-        return __shfl_xor_sync(mask, v, off, width);
-    }
+/// A warp shuffle of a real or complex value: `op` (a __shfl_*_sync of one real) applied to
+/// each real part.
+template <class T, class Op> __device__ __forceinline__ T shfl_parts(const T& v, Op op) {
+    if constexpr (core::is_complex_v<T>) return T(op(v.real()), op(v.imag()));
+    else return op(v);
 }
-
-/// __shfl_down_sync / __shfl_up_sync of a real or complex value (one shuffle per real part).
+template <class T> __device__ __forceinline__ T shfl_xor(T v, int off, unsigned mask, int width) {
+    return shfl_parts(v, [&](auto x) { return __shfl_xor_sync(mask, x, off, width); });
+}
 template <class T> __device__ __forceinline__ T shfl_down(T v, int delta, int width) {
-    if constexpr (core::is_complex_v<T>)
-        return T(__shfl_down_sync(0xffffffffu, v.real(), delta, width), __shfl_down_sync(0xffffffffu, v.imag(), delta, width));
-    else return __shfl_down_sync(0xffffffffu, v, delta, width);
+    return shfl_parts(v, [&](auto x) { return __shfl_down_sync(0xffffffffu, x, delta, width); });
 }
 template <class T> __device__ __forceinline__ T shfl_up(T v, int delta, int width) {
-    if constexpr (core::is_complex_v<T>)
-        return T(__shfl_up_sync(0xffffffffu, v.real(), delta, width), __shfl_up_sync(0xffffffffu, v.imag(), delta, width));
-    else return __shfl_up_sync(0xffffffffu, v, delta, width);
+    return shfl_parts(v, [&](auto x) { return __shfl_up_sync(0xffffffffu, x, delta, width); });
 }
 
 template <class T> __device__ __forceinline__ T add(const T& x, const T& y) {
