@@ -12,6 +12,7 @@
 #pragma once
 
 #include "cuda/kernel_common.cuh"
+#include "cuda/slot_g.cuh"
 
 namespace batchsvd::cuda::detail {
 
@@ -94,7 +95,7 @@ __device__ __forceinline__ void gram_rows_dmma(const T* X, index_t ldx, int rows
     }
 }
 
-/// G = X^H X (ld W2 + 1: the diagonal and the upper triangle, all the eigensolver reads) of the
+/// G = X^H X (ld slot_g_ld<W2>: the diagonal and the upper triangle, all the eigensolver reads) of the
 /// pair's columns col over `rows` rows, by DMMA.
 /// scratch: kPlanes<T> DmmaGramSplit<W2, Threads>::kScratch doubles, which may overlap G (read
 /// before G is written).
@@ -102,7 +103,7 @@ template <int W2, int Threads, class T, class Col>
 __device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, const Col col, T* G,
                                             double* scratch) {
     using S = DmmaGramSplit<W2, Threads>;
-    constexpr int LDG = W2 + 1, NF = S::NF, FG = S::FG, P = kPlanes<T>, PART = NF * P * 64;
+    constexpr int LDG = slot_g_ld<W2>, NF = S::NF, FG = S::FG, P = kPlanes<T>, PART = NF * P * 64;
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
     const int g = warp % FG, kg = warp / FG;
     double acc[NF][P][2];
@@ -159,11 +160,11 @@ __device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, c
     }
 }
 
-/// Q (W2 x W2, ld W2 + 1) into the update's B fragments, plane by plane (real parts, then
+/// Q (W2 x W2, ld slot_g_ld<W2>) into the update's B fragments, plane by plane (real parts, then
 /// imaginary parts for complex): Bq[p W2^2 + (n NK + kk) 32 + l] = plane p of
 /// Q[4 kk + l % 4][8 n + l / 4], NK = W2 / 4 (one conflict-free load per fragment).
 template <int W2, int Threads, class T> __device__ __forceinline__ void pack_update_fragments(const T* Q, double* Bq) {
-    constexpr int NK = W2 / 4, LDG = W2 + 1;
+    constexpr int NK = W2 / 4, LDG = slot_g_ld<W2>;
     for (int idx = int(threadIdx.x); idx < W2 * W2; idx += Threads) {
         const int l = idx & 31, fr = idx >> 5, kk = fr % NK, n = fr / NK;
         const T q = Q[(4 * kk + (l & 3)) + (8 * n + (l >> 2)) * LDG];

@@ -30,6 +30,7 @@
 #include "cuda/blocked_dmma.cuh"
 #include "cuda/finalize.cuh"
 #include "cuda/pair_rotation.cuh"
+#include "cuda/slot_g.cuh"
 #include "cuda/slot_q.cuh"
 #include "cuda/kernel_common.cuh"
 
@@ -89,14 +90,29 @@ template <int W2> struct PairTiling {
 /// (PairTiling).
 template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<core::real_of_t<T>, double>; }
 
+/// Whether the eigensolver keeps Q in registers (SlotQ) rather than in shared memory: for every
+/// 64-wide pair. Measured on the H100, 1000 matrices, against Q in shared memory: session 11
+/// (one row of Q a thread) float64 256^2 201.6 -> 183.5 ms, 50 x 512^2 128.9 -> 118.8,
+/// complex64 256^2 295.7 -> 257.9, but float32 256^2 147.0 -> 151.0; session 12 (two rows a
+/// thread, slot-order G, float32 at 3 blocks per SM) float32 256^2 154.1 -> 134.2, 128^2
+/// 21.6 -> 16.9, 50 x 512^2 94.5 -> 98.9. 32-wide pairs lose (session 11: float64 128^2
+/// 31.3 -> 33.1, complex128 128^2 62.9 -> 65.6): their Q costs fewer wavefronts than the
+/// register shifts and shuffles cost issue slots.
+template <class T, int W2> constexpr bool eigen_q_in_registers() { return W2 == 64; }
+
 /// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
-/// tile (scalar products only), G and Q, then the records of two inner steps' pairs and a flag.
+/// tile (scalar products only), G and Q, the eigensolver's second buffer of G where neither Q's
+/// array (Q in registers) nor the tile is free during the sweep, then the records of two inner
+/// steps' pairs and a flag.
 template <class T> constexpr std::size_t blocked_pair_smem(int nb) {
     const std::size_t w2 = 2 * std::size_t(nb);
     const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
-    const std::size_t tile = blocked_uses_dmma<T>() ? 0 : w2 * trp;
+    const std::size_t g = nb == 16 ? 32 * detail::slot_g_ld<32> : 64 * detail::slot_g_ld<64>;  // G, Q
+    const std::size_t tile = blocked_uses_dmma<T>() ? 0 : std::max(w2 * trp, g);
+    const bool qreg = nb == 16 ? eigen_q_in_registers<T, 32>() : eigen_q_in_registers<T, 64>();
+    const std::size_t gb = blocked_uses_dmma<T>() && !qreg ? g : 0;
     const std::size_t records = nb == 16 ? detail::StepRecords<T, 16>::kBytes : detail::StepRecords<T, 32>::kBytes;
-    return (tile + 2 * w2 * (w2 + 1)) * sizeof(T) + records + sizeof(int);
+    return (tile + 2 * g + gb) * sizeof(T) + records + sizeof(int);
 }
 
 namespace detail {
@@ -204,12 +220,12 @@ __device__ __forceinline__ void load_pair_tile(const T* X, index_t ldx, int rows
     }
 }
 
-/// G = [Xi Xj]^H [Xi Xj] (ld W2 + 1; the diagonal and the upper triangle stored, all the
+/// G = [Xi Xj]^H [Xi Xj] (ld slot_g_ld; the diagonal and the upper triangle stored, all the
 /// eigensolver reads), streamed over row tiles (PairTiling).
 template <class T, int W2>
 __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& col, T* tile, T* G) {
     using Tl = PairTiling<W2>;
-    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = W2 + 1, TI = Tl::TI, S = Tl::S, RS = TR / S;
+    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = detail::slot_g_ld<W2>, TI = Tl::TI, S = Tl::S, RS = TR / S;
     const int t = threadIdx.x % (TI * TI), s = threadIdx.x / (TI * TI);
     const int ti = t % TI, tj = t / TI;
     T acc[4][4];
@@ -263,7 +279,7 @@ __device__ void pair_gram(const T* X, index_t ldx, int rows, const PairColumns& 
 template <class T, int W2>
 __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col, T* tile, const T* Q) {
     using Tl = PairTiling<W2>;
-    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = W2 + 1, KC = Tl::KC, RE = Tl::RE;
+    constexpr int TR = Tl::TR, TRP = Tl::TRP, LDG = detail::slot_g_ld<W2>, KC = Tl::KC, RE = Tl::RE;
     const int lane = threadIdx.x % 32, k0 = (threadIdx.x / 32) * KC;
     for (int r0 = 0; r0 < rows; r0 += TR) {
         load_pair_tile<T, W2>(X, ldx, rows, r0, col, tile);
@@ -299,12 +315,12 @@ __device__ void pair_update(T* X, index_t ldx, int rows, const PairColumns& col,
     }
 }
 
-/// Whether any pair (i < j) of this thread's share of G (ld W2 + 1) fails the convergence test
+/// Whether any pair (i < j) of this thread's share of G (ld slot_g_ld) fails the convergence test
 /// of the eigensolver (gram_rotation); the block's verdict is the __syncthreads_or of it.
 template <class T, int W2>
 __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1;
+    constexpr int LDG = detail::slot_g_ld<W2>;
     bool need = false;
     for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
         const int i = idx % W2, j = idx / W2;
@@ -317,22 +333,25 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 }
 
 /// One sweep of the parallel two-sided Jacobi eigensolver on the Hermitian G (W2 x W2, ld
-/// W2 + 1; its diagonal and strict upper triangle are read and kept, the lower triangle is not),
-/// rotations accumulated into Q (written to Q, ld W2 + 1, at the end); *any is set when one
-/// rotated.
-/// Warp-specialised, one barrier per inner round-robin step s:
-/// - warp 0, lane p < W2/2: the rotation lane of pair p. It applies step s to the one 2x2 block
-///   of G that holds the entry of its pair at step s + 1 (next_pair_block: the same block at every
-///   step), takes that entry from its registers and the pair's diagonal from G (set by step s's
-///   rotation lanes), computes step s + 1's rotation, writes its record (StepRecords,
-///   double-buffered by step parity) and the pair's own 2x2 block of G (exactly diagonal);
-/// - warps 1..: every other off-diagonal 2x2 block (row pair pi < column pair pj, rotated from
-///   the right by pj and from the left by pi, J^H G J entry by entry);
-/// - every warp: Q <- Q J_s on its rows of Q, held in registers in slot order (SlotQ).
+/// slot_g_ld; its diagonal and strict upper triangle are read, the lower triangle is not), its
+/// rotations accumulated into Q (written to Q, ld slot_g_ld, at the end); *any is set when one
+/// rotated. G is spent on return (its array and Gb hold the steps' buffers).
+/// G is kept in slot order (slot_g.cuh) in two buffers, G's array for even steps and Gb for odd
+/// ones, and Q in registers in slot order where that measured faster (SlotQ), else in shared
+/// memory by column. Warp-specialised, one barrier per inner round-robin step s:
+/// - warp 0, lane p < W2/2: the rotation lane of pair p. It holds the pair's diagonal and entry
+///   in registers; it applies step s to the one 2x2 block that holds its pair's entry at step
+///   s + 1 (next_pair_block: the same block at every step, its row and column pairs' rotations
+///   taken from their lanes by shuffles), takes that entry from the block and the new diagonal
+///   from its neighbours' rotations (shuffles), computes step s + 1's rotation and writes its
+///   record (StepRecords, double-buffered by step parity);
+/// - warps 1..: every other 2x2 block of slot pairs (pi < pj), each the same block at every step;
+/// - Q <- Q J_s: every warp on its rows of Q in registers, or warps 1.. in shared memory.
 /// So the rotations' chain of divisions and roots runs beside the application of the previous
 /// step instead of before it. The rotations are those of the sequential order (each from G with
-/// the previous steps applied), bit for bit those of the earlier schemes below.
-/// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-10): every block
+/// the previous steps applied), bit for bit those of the earlier schemes below: a pair taken in
+/// the other orientation negates cot(2 phi) and the tangent exactly.
+/// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-12): every block
 /// computed (both triangles) 352 ms; G's columns then its rows in two passes (three barriers)
 /// 410 ms; every warp computing all the step's rotations itself with G double-buffered (one
 /// barrier) 429 ms; the upper triangle of blocks with the ordering recomputed by every thread,
@@ -341,20 +360,16 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 /// rotations computed one step ahead by the threads holding their entries, spread over all
 /// warps, 299 ms; a block sweep over 16 x 16 sub-problems with their rotations applied on the
 /// tensor cores 279 ms; session 10 (with the update's spills removed, 232 ms): this scheme
-/// with Q in shared memory, 201 ms; session 11: Q in registers.
-/// Whether the eigensolver keeps Q in registers (SlotQ) rather than in shared memory. Measured
-/// on the H100 (session 11, 1000 matrices, against Q in shared memory): 64-wide pairs of 8- and
-/// 16-byte elements gain (float64 256^2 201.6 -> 183.5 ms, 50 x 512^2 128.9 -> 118.8,
-/// complex64 256^2 295.7 -> 257.9); float32 (256^2 147.0 -> 151.0) and every 32-wide pair lose
-/// (float64 128^2 31.3 -> 33.1, complex128 128^2 62.9 -> 65.6): their Q costs fewer wavefronts,
-/// and the register shifts and shuffles more issue slots.
-template <class T, int W2> constexpr bool eigen_q_in_registers() { return W2 == 64 && sizeof(T) >= 8; }
+/// with Q and G by column in shared memory, 201 ms; session 11: Q in registers, 184 ms;
+/// session 12: G in slot order (the appliers' step 400 -> 240 instructions), records padded
+/// against bank conflicts, G's leading dimension W2 + 2, two rows of Q a thread, and 2 blocks
+/// an SM (no spills) when the batch fills the device: 167 ms.
 
 template <class T, int W2>
-__device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
+__device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
                                  const core::Tolerance<core::real_of_t<T>>& tol) {
     using R = core::real_of_t<T>;
-    constexpr int LDG = W2 + 1, NP = W2 / 2, STEPS = W2 - 1;
+    constexpr int LDG = detail::slot_g_ld<W2>, NP = W2 / 2, STEPS = W2 - 1;
     static_assert(NP >= 4 && NP <= 32, "one rotation lane per pair in warp 0");
     constexpr int APPLY = kBlockedThreads - 32;                          // threads of warps 1..
     constexpr int NOTHER = NP * (NP - 1) / 2 - NP;                       // blocks they rotate
@@ -363,49 +378,67 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
     constexpr bool qreg = eigen_q_in_registers<T, W2>();
     const StepRecords<T, NP> rec = StepRecords<T, NP>::at(records);
     const int tid = threadIdx.x;
+    // The buffer of step s's G and of step s + 1's.
+    const auto src = [&](int s) { return s & 1 ? Gb : G; };
+    const auto dst = [&](int s) { return s & 1 ? G : Gb; };
     // Q = I: in registers, every warp holding rows of it; else in shared memory (set by the
     // caller), rotated by warps 1.. only.
-    [[maybe_unused]] SlotQ<T, W2, kBlockedThreads> qr(tid);
-    // Publishes the rotation of pair p at step s (its indices a < b, diagonal ga, gb, entry c).
-    const auto publish = [&](int s, int p, int a, int b, R ga, R gb, const T& c) {
-        const GramRotation<T> rot = gram_rotation<T>(ga, gb, c, tol);
-        rec.put(s & 1, p, rot.tw, rot.cs, a, b, rot.on);
-        if (rot.on) {  // the pair's own block (no other thread reads it in this step)
-            G[a + a * LDG] = T(rot.na);
-            G[b + b * LDG] = T(rot.nb);
-            G[a + b * LDG] = T(R(0));
-            *any = 1;
-        }
-    };
+    [[maybe_unused]] SlotQ<T, W2, kBlockedThreads, W2 == 64 ? 2 : 1> qr(tid);
     if (tid < 32) {
-        // ---- warp 0: the rotation lanes -------------------------------------------------------
-        const int p = tid;
-        if (p < NP) {
-            const core::IndexPair pq = core::round_robin_pair(W2, 0, p);
-            publish(0, p, pq.i, pq.j, core::real_part(G[pq.i + pq.i * LDG]), core::real_part(G[pq.j + pq.j * LDG]),
-                    G[pq.i + pq.j * LDG]);
-        }
+        // ---- warp 0: the rotation lanes (lanes from NP on only take part in the shuffles) ------
+        const int p = tid < NP ? tid : NP - 1;
+        const bool lane = tid < NP;
+        const int pp = slot_partner<W2>(p);
+        // Pair p at step s: diagonal a, b (slots p, pp) and entry c = (p, pp).
+        R a = core::real_part(G[p * (LDG + 1)]), b = core::real_part(G[pp * (LDG + 1)]);
+        T c = G[p + pp * LDG];
+        const core::IndexPair nb = next_pair_block<NP>(p);
+        SlotBlock<T, W2, false> blk;
+        blk.init(nb);
+        // Where the pair's own entry goes for the next step (its rotation zeroes it).
+        const SlotEntry<W2> own(slot_moved<W2>(p), slot_moved<W2>(pp));
+        // The columns in slots p and pp (core::round_robin_slot), for a Q in shared memory.
+        [[maybe_unused]] int ci = p, cj = pp;
+        const auto publish = [&](int s, const GramRotation<T>& rot) {
+            if (lane) {
+                rec.buffer(s & 1)[StepRecords<T, NP>::slot(p)] = RotationRecord<T>{rot.tw, rot.cs};
+                if constexpr (!qreg) {
+                    rec.ij[(s & 1) * NP + p] = ci | cj << 8 | int(rot.on) << 16;
+                    ci = p == 0 ? 0 : ci == W2 - 1 ? 1 : ci + 1;
+                    cj = cj == W2 - 1 ? 1 : cj + 1;
+                }
+                if (rot.on) *any = 1;
+            }
+        };
+        GramRotation<T> rot = gram_rotation<T>(a, b, c, tol);
+        publish(0, rot);
         __syncthreads();
-        const core::IndexPair nb = next_pair_block<NP>(p < NP ? p : 0);
 #pragma unroll 1
         for (int s = 0; s + 1 < STEPS; ++s) {
-            if (p < NP) {
-                const StepPair<T> r = rec.get(s & 1, nb.i), c = rec.get(s & 1, nb.j);  // row pair, column pair
-                const core::IndexPair ab = core::round_robin_pair(W2, s + 1, p);
-                const R ga = core::real_part(G[ab.i + ab.i * LDG]), gb = core::real_part(G[ab.j + ab.j * LDG]);
-                const Block2<T> g = rotate_upper_block<T, LDG>(G, r, c);
-                // The pair (a, b) of step s + 1 has one column in each of the block's pairs.
-                const bool a_row = ab.i == r.i || ab.i == r.j;
-                const int row = a_row ? ab.i : ab.j, col = a_row ? ab.j : ab.i;
-                const T x = row == r.i ? (col == c.i ? g.g00 : g.g01) : (col == c.i ? g.g10 : g.g11);
-                publish(s + 1, p, ab.i, ab.j, ga, gb, a_row ? x : core::conj_of(x));
+            // The block's row and column pairs' rotations, and the new diagonal (rot.na, rot.nb
+            // are a and b when the pair did not rotate): slot p takes slot p + 1's column (pair
+            // p + 1's first slot, or slot pp for the last pair), slot pp slot W2 - p's (pair
+            // p - 1's second, or slot 1 for pair 0), slot 0 stays.
+            const RotationRecord<T> rr{shfl_idx(rot.tw, nb.i), shfl_idx(rot.cs, nb.i)};
+            const RotationRecord<T> rc{shfl_idx(rot.tw, nb.j), shfl_idx(rot.cs, nb.j)};
+            const R na_next = shfl_idx(rot.na, p + 1 < NP ? p + 1 : p);
+            const R nb_prev = shfl_idx(rot.nb, p > 0 ? p - 1 : 0), na_1 = shfl_idx(rot.na, 1);
+            if (lane) {
+                const Block2<T> g = blk.step(src(s), dst(s), rr, rc);
+                const T cn = rot.on ? T(R(0)) : c;
+                dst(s)[own.off] = own.conj ? core::conj_of(cn) : cn;
+                c = p == 0 ? g.g00 : p == NP - 1 ? core::conj_of(g.g11) : core::conj_of(g.g10);
+                a = p == 0 ? rot.na : p + 1 < NP ? na_next : rot.nb;
+                b = p > 0 ? nb_prev : na_1;
             }
-            if constexpr (qreg) qr.apply_step(rec, s & 1, s);
+            rot = gram_rotation<T>(a, b, c, tol);
+            publish(s + 1, rot);
+            if constexpr (qreg) qr.apply_step(rec, s & 1);
             __syncthreads();
         }
         __syncthreads();  // the last step (G is not needed after the sweep: Q only)
         if constexpr (qreg) {
-            qr.apply_step(rec, (STEPS - 1) & 1, STEPS - 1);
+            qr.apply_step(rec, (STEPS - 1) & 1);
             qr.template store<LDG>(Q);
             __syncthreads();
         }
@@ -413,33 +446,31 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
     }
     // ---- warps 1..: the other blocks of G and Q ----------------------------------------------
     const int at = tid - 32;
-    int bpi[BPT], bpj[BPT];
+    SlotBlock<T, W2, true> blk[BPT];
 #pragma unroll
-    for (int b = 0; b < BPT; ++b) {
-        const core::IndexPair bl = other_upper_block<NP>(at + APPLY * b);
-        bpi[b] = bl.i;
-        bpj[b] = bl.j;
-    }
+    for (int k = 0; k < BPT; ++k) blk[k].init(slot_other_block<NP>(at + APPLY * k));
     __syncthreads();  // step 0's rotations
 #pragma unroll 1
     for (int s = 0; s < STEPS; ++s) {
+        const RotationRecord<T>* rs = rec.buffer(s & 1);
         if (s + 1 < STEPS) {
 #pragma unroll
-            for (int b = 0; b < BPT; ++b) {
-                if (bpi[b] < 0) continue;
-                const StepPair<T> r = rec.get(s & 1, bpi[b]), c = rec.get(s & 1, bpj[b]);
-                if (r.on || c.on) rotate_upper_block<T, LDG>(G, r, c);
+            for (int k = 0; k < BPT; ++k) {
+                if (NOTHER % APPLY != 0 && k == BPT - 1 && !blk[k].valid()) continue;
+                blk[k].step(src(s), dst(s), rs[blk[k].ri()], rs[blk[k].rj()]);
             }
         }
         if constexpr (qreg) {
-            qr.apply_step(rec, s & 1, s);
+            qr.apply_step(rec, s & 1);
         } else {  // Q <- Q J: consecutive threads take consecutive rows of a pair
 #pragma unroll 2
             for (int e = 0; e < QPT; ++e) {
                 const int idx = at + APPLY * e;
                 if (QOPS % APPLY != 0 && idx >= QOPS) break;
-                const StepPair<T> pr = rec.get(s & 1, idx / W2);
-                if (pr.on) rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{pr.i, pr.j}, pr.tw, pr.cs);
+                const int pr = idx / W2, k = rec.ij[(s & 1) * NP + pr];
+                const RotationRecord<T>& r = rs[StepRecords<T, NP>::slot(pr)];
+                if (k >> 16)
+                    rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{k & 0xff, (k >> 8) & 0xff}, r.tw, r.cs);
             }
         }
         __syncthreads();
@@ -451,12 +482,12 @@ __device__ void pair_eigen_sweep(T* G, T* Q, void* records, int* any,
 }
 
 /// The Gram matrix of a pair whose rows are split over the `split` blocks of a cluster: each
-/// block's G (diagonal and upper triangle, ld W2 + 1) holds its rows' part; on return every
+/// block's G (diagonal and upper triangle, ld slot_g_ld) holds its rows' part; on return every
 /// block's G holds the sum of all parts, added in rank order so that every block has the same
 /// bits (and so computes the same rotations). P (same shape) is scratch; the second cluster
 /// barrier keeps it until every block has read it.
 template <class T, int W2> __device__ void cluster_sum_gram(T* G, T* P, int split) {
-    constexpr int LDG = W2 + 1;
+    constexpr int LDG = detail::slot_g_ld<W2>;
     namespace cg = cooperative_groups;
     cg::cluster_group cl = cg::this_cluster();
     for (int idx = threadIdx.x; idx < W2 * LDG; idx += kBlockedThreads) P[idx] = G[idx];
@@ -478,16 +509,19 @@ template <class T, int W2> __device__ void cluster_sum_gram(T* G, T* P, int spli
 template <class T, int NB>
 __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int step) {
     using R = core::real_of_t<T>;
-    constexpr int W2 = 2 * NB, LDG = W2 + 1;
+    constexpr int W2 = 2 * NB, LDG = detail::slot_g_ld<W2>;
     constexpr bool dmma = blocked_uses_dmma<T>();
-    constexpr int tile_elems = dmma ? 0 : W2 * PairTiling<W2>::TRP;
+    constexpr int tile_elems = dmma ? 0 : std::max(W2 * PairTiling<W2>::TRP, W2 * LDG);  // also G's second buffer
     static_assert(!dmma || detail::DmmaGramSplit<W2, kBlockedThreads>::kScratch * detail::kPlanes<T> <=
                                2 * W2 * LDG * int(sizeof(T) / sizeof(double)));
     extern __shared__ __align__(16) unsigned char smem_raw[];
     T* tile = reinterpret_cast<T*>(smem_raw);
+    constexpr bool qreg = eigen_q_in_registers<T, W2>();
     T* G = tile + tile_elems;
     T* Q = G + W2 * LDG;
-    void* records = Q + W2 * LDG;  // two steps' records
+    T* Gb = qreg ? Q : tile_elems > 0 ? tile : Q + W2 * LDG;  // the eigensolver's second buffer of G
+    void* records = Q + W2 * LDG + (dmma && !qreg ? W2 * LDG : 0);  // two steps' records
+    static_assert(((tile_elems + (dmma && !qreg ? 3 : 2) * W2 * LDG) * sizeof(T)) % 16 == 0, "records aligned");
     int* any = reinterpret_cast<int*>(static_cast<unsigned char*>(records) + detail::StepRecords<T, NB>::kBytes);
 
     const JacobiParams<T>& q = p.out;
@@ -530,7 +564,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         // update. Most pairs of the last sweeps, and every pair of the final, checking sweep.
         const bool need = (p.phases & 1) && __syncthreads_or(detail::pair_needs_rotation<T, W2>(G, tol));
         if ((p.phases & 2) && need) {
-            if constexpr (!detail::eigen_q_in_registers<T, W2>()) {
+            if constexpr (!qreg) {
                 for (int idx = threadIdx.x; idx < W2 * W2; idx += kBlockedThreads) {
                     const int i = idx % W2, j = idx / W2;
                     Q[i + j * LDG] = T(R(i == j ? 1 : 0));
@@ -538,7 +572,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             }
             if (threadIdx.x == 0) *any = 0;
             __syncthreads();
-            detail::pair_eigen_sweep<T, W2>(G, Q, records, any, tol);
+            detail::pair_eigen_sweep<T, W2>(G, Gb, Q, records, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
                 if constexpr (dmma) {
                     double* bq = reinterpret_cast<double*>(G);  // G is spent: Q's fragments there
@@ -563,10 +597,12 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
 /// complex64 with 16 at 3 (80 registers: 1000 x 128^2 59.5 -> 50.1 ms, 256^2 434 -> 378);
 /// complex128 with 16 at 3 (80 registers, 32 bytes of spills; on the tensor cores 1000 x
 /// 128^2 86.2 ms at 2 blocks, 72.8 at 3, 256^2 617 against 525; one 1024^2 190 against 194).
-/// float32 with 32 at 4 (64 registers, no spills): left to itself the compiler gave the
-/// warp-specialised eigensolver (session 10) 123 registers, 2 blocks per SM. An explicit
-/// minimum changes the compiler's register choices for every instance, so the others keep the
-/// plain bounds.
+/// float32 with 32 at 4 (64 registers, no spills) until session 12, at 3 (80) since its Q went
+/// to registers: left to itself the compiler gave the warp-specialised eigensolver (session
+/// 10) 123 registers, 2 blocks per SM. complex64 with 32
+/// at 2 (128 registers; uncapped, the slot-order eigensolver of session 12 took 196, one block
+/// per SM). An explicit minimum changes the compiler's register choices for every instance, so
+/// the others keep the plain bounds.
 template <class T, int NB>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_pair_kernel(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
@@ -575,11 +611,17 @@ template <class T, int NB, int MinBlocks>
 __global__ void __launch_bounds__(kBlockedThreads, MinBlocks) blocked_pair_kernel_capped(const BlockedParams<T> p, int step) {
     blocked_pair_step<T, NB>(p, step);
 }
-/// Blocks per SM that (T, NB)'s pair kernel is compiled for (0: the plain bounds).
-template <class T, int NB> constexpr int blocked_pair_min_blocks() {
-    if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : 3;
+/// Blocks per SM that (T, NB)'s pair kernel is compiled for (0: the plain bounds), when a pair
+/// is split over a cluster (BlockedParams::split > 1) and when the batch fills the device alone
+/// (Batch). They differ for float64 with 32 columns: at 3 blocks (80 registers) the slot-order
+/// eigensolver spills its blocks' offsets (about 10 local loads a step, and the 3 blocks' spill
+/// space overflows L1), at 2 it does not. Measured on the H100 (session 12): 1000 x 256^2
+/// 179 -> 169.5 ms and 50 x 512^2 112.8 -> 94.0 ms at 2, but one 2048^2 (split 8) 264.5 -> 288.
+template <class T, int NB, bool Batch = false> constexpr int blocked_pair_min_blocks() {
+    if constexpr (std::is_same_v<T, double>) return NB == 16 ? 4 : Batch ? 2 : 3;
+    else if constexpr (std::is_same_v<T, dev_complex<float>>) return NB == 16 ? 3 : 2;
     else if constexpr (core::is_complex_v<T>) return NB == 16 ? 3 : 0;
-    else return NB == 32 ? 4 : 0;
+    else return NB == 32 ? 3 : 0;
 }
 
 /// End of a sweep: a matrix none of whose pairs rotated has converged; one out of sweeps

@@ -101,9 +101,11 @@ template <class K> int blocked_split(K kernel, std::size_t smem, unsigned pairs,
     return split;
 }
 
-template <class DT, int NB> auto configured_pair_kernel(std::size_t smem) {
+/// The pair kernel for a split pair (Batch = false) or a batch that fills the device alone
+/// (blocked_pair_min_blocks).
+template <class DT, int NB, bool Batch> auto configured_pair_kernel(std::size_t smem) {
     const auto kernel = [] {  // only the variant in use is instantiated (as in warp_path.cu)
-        constexpr int min_blocks = blocked_pair_min_blocks<DT, NB>();
+        constexpr int min_blocks = blocked_pair_min_blocks<DT, NB, Batch>();
         if constexpr (min_blocks > 0) return &blocked_pair_kernel_capped<DT, NB, min_blocks>;
         else return &blocked_pair_kernel<DT, NB>;
     }();
@@ -145,11 +147,15 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem<DT>(nb);
-    const auto pair_kernel = nb == 16 ? configured_pair_kernel<DT, 16>(smem) : configured_pair_kernel<DT, 32>(smem);
+    const auto split_kernel =
+        nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem);
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
     const unsigned end_blocks = unsigned((batch + 255) / 256);
-    p.split = blocked_split(pair_kernel, smem, pairs, gy, M);
+    p.split = blocked_split(split_kernel, smem, pairs, gy, M);
+    const auto pair_kernel = p.split > 1 ? split_kernel
+                             : nb == 16  ? configured_pair_kernel<DT, 16, true>(smem)
+                                         : configured_pair_kernel<DT, 32, true>(smem);
     cudaLaunchAttribute cluster{};
     cluster.id = cudaLaunchAttributeClusterDimension;
     cluster.val.clusterDim.x = unsigned(p.split);

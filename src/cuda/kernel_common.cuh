@@ -91,6 +91,9 @@ template <class T, class Op> __device__ __forceinline__ T shfl_parts(const T& v,
 template <class T> __device__ __forceinline__ T shfl_xor(T v, int off, unsigned mask, int width) {
     return shfl_parts(v, [&](auto x) { return __shfl_xor_sync(mask, x, off, width); });
 }
+template <class T> __device__ __forceinline__ T shfl_idx(T v, int lane) {
+    return shfl_parts(v, [&](auto x) { return __shfl_sync(0xffffffffu, x, lane); });
+}
 template <class T> __device__ __forceinline__ T shfl_down(T v, int delta, int width) {
     return shfl_parts(v, [&](auto x) { return __shfl_down_sync(0xffffffffu, x, delta, width); });
 }

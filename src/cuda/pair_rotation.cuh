@@ -1,8 +1,8 @@
 // The Jacobi rotation of one column pair on the GPU, from its Gram entries (squared norms a, b
 // and dot product c: the warp kernel's columns, the blocked eigensolver's G), and its
 // application: to two values (rotate_pair), to a row of two columns in memory, and to a 2x2
-// block of a Hermitian G from both sides. Also the blocked eigensolver's step records, its
-// 2x2-block grid and the access to the upper triangle of G it keeps.
+// block of a Hermitian G from both sides. Also the blocked eigensolver's step records and the
+// block of its 2x2-block grid that holds each pair's next entry.
 #pragma once
 
 #include "cuda/kernel_common.cuh"
@@ -86,15 +86,6 @@ __device__ __forceinline__ void rotate_columns_at(T* Mx, int k, core::IndexPair 
     rotate_pair(Mx[k + pq.i * LD], Mx[k + pq.j * LD], tw, cs);
 }
 
-/// One pair (i < j) of an inner step of the eigensolver, as its rotation lane leaves it for
-/// the others (StepRecords below): the rotation and the pair's indices, so that no other thread
-/// recomputes the ordering.
-template <class T> struct StepPair {
-    T tw;
-    core::real_of_t<T> cs;
-    int i, j, on;
-};
-
 /// Block (row pair, column pair) of the steps' 2x2-block grid that holds the entry of pair p of
 /// the next step (core::round_robin_pair): slots p + 1 and w - p of a step are slots p and
 /// w - 1 - p of the next, so it is (p - 1, p + 1), and (0, 1) and (NP - 2, NP - 1) at the ends.
@@ -102,87 +93,46 @@ template <class T> struct StepPair {
 template <int NP> __device__ __forceinline__ core::IndexPair next_pair_block(int p) {
     return p == 0 ? core::IndexPair{0, 1} : p == NP - 1 ? core::IndexPair{NP - 2, NP - 1} : core::IndexPair{p - 1, p + 1};
 }
-template <int NP> __device__ __forceinline__ bool is_next_pair_block(int pi, int pj) {
-    return pj == pi + 2 || (pj == pi + 1 && (pi == 0 || pi == NP - 2));
-}
 
-/// Block t of the strict upper triangle of the NP x NP grid of 2x2 blocks without the
-/// next-pair blocks, numbered row by row; pi = -1 past the last one.
-template <int NP> __device__ __forceinline__ core::IndexPair other_upper_block(int t) {
-    for (int pi = 0; pi < NP - 1; ++pi) {
-        const int n = NP - 1 - pi - (pi + 2 < NP ? 1 : 0) - (pi == 0 || pi == NP - 2 ? 1 : 0);
-        if (t >= n) {
-            t -= n;
-            continue;
-        }
-        for (int pj = pi + 1;; ++pj) {
-            if (is_next_pair_block<NP>(pi, pj)) continue;
-            if (t-- == 0) return {pi, pj};
-        }
-    }
-    return {-1, 0};
+/// The rotation of one pair of an inner step as its rotation lane leaves it for the others:
+/// twiddle and cosine, in the pair's slot orientation (slot p's column is the first). Aligned so
+/// that one record is one or two vector loads.
+template <class T> constexpr std::size_t rotation_record_align() {
+    const std::size_t n = sizeof(T) + sizeof(core::real_of_t<T>);
+    return n <= 8 ? 8 : 16;
 }
+template <class T> struct alignas(rotation_record_align<T>()) RotationRecord {
+    T tw;
+    core::real_of_t<T> cs;
+};
 
-/// The records of two consecutive inner steps (buffer = step parity) as arrays by field, so that
-/// the threads of a warp reading the records of consecutive pairs read consecutive words:
-/// twiddles, cosines, and indices with the rotate flag packed (i | j << 8 | on << 16).
+/// The records of two consecutive inner steps (buffer = step parity): the rotations by pair
+/// (RotationRecord), and the pairs' columns in natural order with the rotate flag
+/// (i | j << 8 | on << 16; i is slot p's column), which only a Q kept in shared memory reads.
+/// Pair p's rotation is record p + p / 8 of its buffer (slot): a gap after every 8 records,
+/// so that the rows of Q in registers (SlotQ: 4 threads a row, each reading 8 consecutive
+/// records) read 4 different bank groups instead of one (16-byte records 128 bytes apart: a
+/// 4-way conflict, session 12's ncu).
 template <class T, int NP> struct StepRecords {
     using R = core::real_of_t<T>;
-    T* tw;
-    R* cs;
+    static constexpr int kStride = NP + NP / 8;
+    RotationRecord<T>* rot;
     int* ij;
     __device__ static StepRecords at(void* base) {
         StepRecords r;
-        r.tw = static_cast<T*>(base);
-        r.cs = reinterpret_cast<R*>(r.tw + 2 * NP);
-        r.ij = reinterpret_cast<int*>(r.cs + 2 * NP);
+        r.rot = static_cast<RotationRecord<T>*>(base);
+        r.ij = reinterpret_cast<int*>(r.rot + 2 * kStride);
         return r;
     }
-    static constexpr std::size_t kBytes = 2 * NP * (sizeof(T) + sizeof(R) + sizeof(int));
-    __device__ void put(int buf, int p, const T& t, R c, int i, int j, bool on) const {
-        tw[buf * NP + p] = t;
-        cs[buf * NP + p] = c;
-        ij[buf * NP + p] = i | j << 8 | int(on) << 16;
-    }
-    __device__ StepPair<T> get(int buf, int p) const {
-        StepPair<T> r;
-        r.tw = tw[buf * NP + p];
-        r.cs = cs[buf * NP + p];
-        const int k = ij[buf * NP + p];
-        r.i = k & 0xff;
-        r.j = (k >> 8) & 0xff;
-        r.on = k >> 16;
-        return r;
-    }
+    static constexpr std::size_t kBytes = 2 * (kStride * sizeof(RotationRecord<T>) + NP * sizeof(int));
+    /// Where pair p's record sits in a buffer, and the buffer.
+    __device__ static int slot(int p) { return p + p / 8; }
+    __device__ RotationRecord<T>* buffer(int buf) const { return rot + buf * kStride; }
 };
 
-/// Entry (x, y), x != y, of the Hermitian G of which the eigensolver keeps the strict upper
-/// triangle only (ld LD), and its store.
-template <class T, int LD> __device__ __forceinline__ T upper_load(const T* G, int x, int y) {
-    return x < y ? G[x + y * LD] : core::conj_of(G[y + x * LD]);
-}
-template <class T, int LD> __device__ __forceinline__ void upper_store(T* G, int x, int y, const T& v) {
-    if (x < y) G[x + y * LD] = v;
-    else G[y + x * LD] = core::conj_of(v);
-}
-
-/// The 2x2 block of G at rows r.i, r.j and columns c.i, c.j (distinct pairs) rotated by both
-/// pairs' rotations of the step (rotate_gram_block); returns its four new entries.
+/// The four entries of a 2x2 block of G.
 template <class T> struct Block2 {
     T g00, g01, g10, g11;
 };
-template <class T, int LD>
-__device__ __forceinline__ Block2<T> rotate_upper_block(T* G, const StepPair<T>& r, const StepPair<T>& c) {
-    Block2<T> g{upper_load<T, LD>(G, r.i, c.i), upper_load<T, LD>(G, r.i, c.j), upper_load<T, LD>(G, r.j, c.i),
-                    upper_load<T, LD>(G, r.j, c.j)};
-    if (r.on || c.on) {
-        rotate_gram_block(g.g00, g.g01, g.g10, g.g11, r.on != 0, r.tw, r.cs, c.on != 0, c.tw, c.cs);
-        upper_store<T, LD>(G, r.i, c.i, g.g00);
-        upper_store<T, LD>(G, r.i, c.j, g.g01);
-        upper_store<T, LD>(G, r.j, c.i, g.g10);
-        upper_store<T, LD>(G, r.j, c.j, g.g11);
-    }
-    return g;
-}
 
 }  // namespace batchsvd::cuda::detail
