@@ -25,6 +25,9 @@
 // Gram matrix passes the convergence test everywhere skips the eigensolver and the update.
 #pragma once
 
+#include <algorithm>
+#include <type_traits>
+
 #include <cooperative_groups.h>
 
 #include "cuda/blocked_dmma.cuh"
@@ -98,21 +101,27 @@ template <class T> constexpr bool blocked_uses_dmma() { return std::is_same_v<co
 /// 21.6 -> 16.9, 50 x 512^2 94.5 -> 98.9. 32-wide pairs lose (session 11: float64 128^2
 /// 31.3 -> 33.1, complex128 128^2 62.9 -> 65.6): their Q costs fewer wavefronts than the
 /// register shifts and shuffles cost issue slots.
-template <class T, int W2> constexpr bool eigen_q_in_registers() { return W2 == 64; }
+template <int W2> constexpr bool eigen_q_in_registers() { return W2 == 64; }
 
-/// Shared memory of the pair kernel for element type T and block width nb (16 or 32): the row
-/// tile (scalar products only), G and Q, the eigensolver's second buffer of G where neither Q's
-/// array (Q in registers) nor the tile is free during the sweep, then the records of two inner
-/// steps' pairs and a flag.
+/// The pair kernel's shared memory for element type T and pair width W2, offsets in elements
+/// of T: the row tile (scalar products only), G, Q, a second buffer of G for the eigensolver
+/// (slot_g.cuh) where neither Q's array (Q in registers) nor the tile is free during the sweep,
+/// then the records of two inner steps' pairs and a flag. The one place both the host (launch
+/// size) and the kernel read it from.
+template <class T, int W2> struct PairSmem {
+    static constexpr int LDG = detail::slot_g_ld<W2>, GE = W2 * LDG;
+    static constexpr bool dmma = blocked_uses_dmma<T>(), qreg = eigen_q_in_registers<W2>();
+    static constexpr int tile = 0, g = dmma ? 0 : std::max(W2 * PairTiling<W2>::TRP, GE), q = g + GE;
+    static constexpr int gb = qreg ? q : !dmma ? tile : q + GE;
+    static constexpr std::size_t records = std::size_t(q + GE + (dmma && !qreg ? GE : 0)) * sizeof(T);
+    static constexpr std::size_t any = records + detail::StepRecords<T, W2 / 2>::kBytes;
+    static constexpr std::size_t bytes = any + sizeof(int);
+    static_assert(records % 16 == 0, "records aligned for their vector loads");
+};
+
+/// Shared memory of the pair kernel for block width nb (16 or 32).
 template <class T> constexpr std::size_t blocked_pair_smem(int nb) {
-    const std::size_t w2 = 2 * std::size_t(nb);
-    const std::size_t trp = nb == 16 ? PairTiling<32>::TRP : PairTiling<64>::TRP;
-    const std::size_t g = nb == 16 ? 32 * detail::slot_g_ld<32> : 64 * detail::slot_g_ld<64>;  // G, Q
-    const std::size_t tile = blocked_uses_dmma<T>() ? 0 : std::max(w2 * trp, g);
-    const bool qreg = nb == 16 ? eigen_q_in_registers<T, 32>() : eigen_q_in_registers<T, 64>();
-    const std::size_t gb = blocked_uses_dmma<T>() && !qreg ? g : 0;
-    const std::size_t records = nb == 16 ? detail::StepRecords<T, 16>::kBytes : detail::StepRecords<T, 32>::kBytes;
-    return (tile + 2 * g + gb) * sizeof(T) + records + sizeof(int);
+    return nb == 16 ? PairSmem<T, 32>::bytes : PairSmem<T, 64>::bytes;
 }
 
 namespace detail {
@@ -375,7 +384,7 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
     constexpr int NOTHER = NP * (NP - 1) / 2 - NP;                       // blocks they rotate
     constexpr int BPT = (NOTHER + APPLY - 1) / APPLY;                    // per thread
     constexpr int QOPS = NP * W2, QPT = (QOPS + APPLY - 1) / APPLY;      // row rotations of Q
-    constexpr bool qreg = eigen_q_in_registers<T, W2>();
+    constexpr bool qreg = eigen_q_in_registers<W2>();
     const StepRecords<T, NP> rec = StepRecords<T, NP>::at(records);
     const int tid = threadIdx.x;
     // The buffer of step s's G and of step s + 1's.
@@ -383,7 +392,7 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
     const auto dst = [&](int s) { return s & 1 ? G : Gb; };
     // Q = I: in registers, every warp holding rows of it; else in shared memory (set by the
     // caller), rotated by warps 1.. only.
-    [[maybe_unused]] SlotQ<T, W2, kBlockedThreads, W2 == 64 ? 2 : 1> qr(tid);
+    [[maybe_unused]] std::conditional_t<qreg, SlotQ<T, W2, kBlockedThreads>, NoSlotQ> qr(tid);
     if (tid < 32) {
         // ---- warp 0: the rotation lanes (lanes from NP on only take part in the shuffles) ------
         const int p = tid < NP ? tid : NP - 1;
@@ -510,19 +519,18 @@ template <class T, int NB>
 __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int step) {
     using R = core::real_of_t<T>;
     constexpr int W2 = 2 * NB, LDG = detail::slot_g_ld<W2>;
-    constexpr bool dmma = blocked_uses_dmma<T>();
-    constexpr int tile_elems = dmma ? 0 : std::max(W2 * PairTiling<W2>::TRP, W2 * LDG);  // also G's second buffer
+    using Smem = PairSmem<T, W2>;
+    constexpr bool dmma = Smem::dmma, qreg = Smem::qreg;
     static_assert(!dmma || detail::DmmaGramSplit<W2, kBlockedThreads>::kScratch * detail::kPlanes<T> <=
                                2 * W2 * LDG * int(sizeof(T) / sizeof(double)));
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    T* tile = reinterpret_cast<T*>(smem_raw);
-    constexpr bool qreg = eigen_q_in_registers<T, W2>();
-    T* G = tile + tile_elems;
-    T* Q = G + W2 * LDG;
-    T* Gb = qreg ? Q : tile_elems > 0 ? tile : Q + W2 * LDG;  // the eigensolver's second buffer of G
-    void* records = Q + W2 * LDG + (dmma && !qreg ? W2 * LDG : 0);  // two steps' records
-    static_assert(((tile_elems + (dmma && !qreg ? 3 : 2) * W2 * LDG) * sizeof(T)) % 16 == 0, "records aligned");
-    int* any = reinterpret_cast<int*>(static_cast<unsigned char*>(records) + detail::StepRecords<T, NB>::kBytes);
+    T* const base = reinterpret_cast<T*>(smem_raw);
+    T* tile = base + Smem::tile;
+    T* G = base + Smem::g;
+    T* Q = base + Smem::q;
+    T* Gb = base + Smem::gb;  // the eigensolver's second buffer of G
+    void* records = smem_raw + Smem::records;
+    int* any = reinterpret_cast<int*>(smem_raw + Smem::any);
 
     const JacobiParams<T>& q = p.out;
     const int M = q.M, N = q.N;

@@ -62,22 +62,17 @@ __device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_
 }
 
 /// The 2x2 block (rows r, r', columns c, c') of a Hermitian G rotated from the right by the
-/// columns' pair (when oj) and from the left by the rows' pair (when oi): J_i^H G J_j entry by
-/// entry. Columns: rotate_pair with twj; rows: p' = cs (p - tw q), q' = cs (q + conj(tw) p),
-/// rotate_pair with conj(twi).
+/// columns' pair and from the left by the rows' pair: J_i^H G J_j entry by entry. Columns:
+/// rotate_pair with twj; rows: p' = cs (p - tw q), q' = cs (q + conj(tw) p), rotate_pair with
+/// conj(twi). A pair that does not rotate has tw = 0, cs = 1: the identity, exactly.
 template <class T>
-__device__ __forceinline__ void rotate_gram_block(T& g00, T& g01, T& g10, T& g11, bool oi, const T& twi,
-                                                  core::real_of_t<T> csi, bool oj, const T& twj,
-                                                  core::real_of_t<T> csj) {
-    if (oj) {
-        rotate_pair(g00, g01, twj, csj);
-        rotate_pair(g10, g11, twj, csj);
-    }
-    if (oi) {
-        const T twc = core::conj_of(twi);
-        rotate_pair(g00, g10, twc, csi);
-        rotate_pair(g01, g11, twc, csi);
-    }
+__device__ __forceinline__ void rotate_gram_block(T& g00, T& g01, T& g10, T& g11, const T& twi,
+                                                  core::real_of_t<T> csi, const T& twj, core::real_of_t<T> csj) {
+    rotate_pair(g00, g01, twj, csj);
+    rotate_pair(g10, g11, twj, csj);
+    const T twc = core::conj_of(twi);
+    rotate_pair(g00, g10, twc, csi);
+    rotate_pair(g01, g11, twc, csi);
 }
 
 /// Row k of columns pq.i, pq.j of Mx (leading dimension LD) rotated from the right (rotate_pair).
@@ -114,7 +109,6 @@ template <class T> struct alignas(rotation_record_align<T>()) RotationRecord {
 /// records) read 4 different bank groups instead of one (16-byte records 128 bytes apart: a
 /// 4-way conflict, session 12's ncu).
 template <class T, int NP> struct StepRecords {
-    using R = core::real_of_t<T>;
     static constexpr int kStride = NP + NP / 8;
     RotationRecord<T>* rot;
     int* ij;

@@ -47,7 +47,7 @@ template <class T, int W2> __device__ __forceinline__ Block2<T> slot_block_step(
     const T* src, T* dst, const int (&rd)[4], const int (&wr)[4], unsigned wconj, const RotationRecord<T>& r,
     const RotationRecord<T>& c) {
     Block2<T> g{src[rd[0]], src[rd[1]], core::conj_of(src[rd[2]]), core::conj_of(src[rd[3]])};
-    rotate_gram_block(g.g00, g.g01, g.g10, g.g11, true, r.tw, r.cs, true, c.tw, c.cs);
+    rotate_gram_block(g.g00, g.g01, g.g10, g.g11, r.tw, r.cs, c.tw, c.cs);
     const T v[4] = {g.g00, g.g01, g.g10, g.g11};
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
@@ -97,7 +97,8 @@ template <class T, int W2, bool Derived> struct SlotBlock {
         rd23 = unsigned(f.rd[2]) | unsigned(f.rd[3]) << 16;
         wr01 = unsigned(f.wr[0]) | unsigned(f.wr[1]) << 16;
         if constexpr (!Derived) wr23 = unsigned(f.wr[2]) | unsigned(f.wr[3]) << 16;
-        pij = unsigned(b.i + b.i / 8) | unsigned(b.j + b.j / 8) << 8 | f.wconj << 16;
+        using Records = StepRecords<T, W2 / 2>;
+        pij = unsigned(Records::slot(b.i)) | unsigned(Records::slot(b.j)) << 8 | f.wconj << 16;
     }
     __device__ __forceinline__ bool valid() const { return (pij & 0xff) != 0xff; }
     __device__ __forceinline__ int ri() const { return pij & 0xff; }

@@ -78,4 +78,9 @@ template <class T, int W2, int Threads, int RT = 2> struct SlotQ {
     }
 };
 
+/// Stands for SlotQ where Q stays in shared memory (its rotations are the appliers' loop).
+struct NoSlotQ {
+    __device__ explicit NoSlotQ(int) {}
+};
+
 }  // namespace batchsvd::cuda::detail
