@@ -18,11 +18,17 @@
 namespace batchsvd::core {
 
 // ---- the rotations' arithmetic on the GPU ---------------------------------------------------
-// The device's approximate reciprocal and reciprocal square root (one MUFU instruction each,
-// about 2^-23 relative) refined by Newton steps, instead of the IEEE division and square
-// root sequences (each a dozen dependent instructions with a special-case branch): every GPU
-// kernel's steps wait on this chain (session 7: 1-11% faster, same sweeps). On the host they
-// are the exact operations.
+// The device's approximate reciprocal and reciprocal square root (one MUFU instruction each)
+// refined by Newton steps, instead of the IEEE division and square root sequences (each a
+// dozen dependent instructions with a special-case branch): every GPU kernel's steps wait on
+// this chain (session 7: 1-11% faster, same sweeps). In double the MUFU reads and writes only
+// the high word of its operand and result, so it is the start of a refinement, not a result:
+// rsqrt.approx.f64 is ptxas's MUFU, one third-order step and a branch to a subnormal slow path
+// (SASS, session 13); here it is the .ftz form's bare MUFU and the same third-order step in
+// code, without the branch (the arguments are sums 1 + x^2 and squared column norms, far
+// above the subnormal range: negligible_norm). The accuracies quoted below are the ones the
+// device test CudaRotationArithmetic measures on the GPU. On the host these are the exact
+// operations.
 #if defined(__CUDA_ARCH__)
 template <class R> __device__ __forceinline__ R rcp_approx(R x) {
     R r;
@@ -30,18 +36,34 @@ template <class R> __device__ __forceinline__ R rcp_approx(R x) {
     else asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
+/// 1 / sqrt(x): in double the MUFU and one third-order step y (1 + r / 2 + 3 r^2 / 8),
+/// r = 1 - x y^2; in float the MUFU (about an ulp).
 template <class R> __device__ __forceinline__ R rsqrt_approx(R x) {
-    R r;
-    if constexpr (sizeof(R) == 8) asm("rsqrt.approx.f64 %0, %1;" : "=d"(r) : "d"(x));
-    else asm("rsqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
-    return r;
+    R y;
+    if constexpr (sizeof(R) == 8) {
+        asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+        const R r = std::fma(x, -(y * y), R(1));
+        return std::fma(std::fma(r, R(0.375), R(0.5)), y * r, y);
+    } else {
+        asm("rsqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+        return y;
+    }
 }
 #endif
-/// 1 / x, x normal and positive, to about 2^-44 (double) or an ulp (float).
+/// 1 / x, x normal and positive, to about 2^-40 (double) or an ulp (float).
 template <class R> BATCHSVD_HD R fast_reciprocal(R x) {
 #if defined(__CUDA_ARCH__)
     const R y = rcp_approx(x);
     return std::fma(y, std::fma(-x, y, R(1)), y);
+#else
+    return R(1) / x;
+#endif
+}
+/// 1 / x, x normal and positive, to rounding (one more Newton step in double).
+template <class R> BATCHSVD_HD R full_reciprocal(R x) {
+#if defined(__CUDA_ARCH__)
+    const R y = fast_reciprocal(x);
+    return sizeof(R) == 8 ? std::fma(y, std::fma(-x, y, R(1)), y) : y;
 #else
     return R(1) / x;
 #endif
@@ -56,19 +78,29 @@ template <class R> BATCHSVD_HD R fast_divide(R a, R b) {
 }
 /// One Newton step for y ~ 1 / sqrt(x).
 template <class R> BATCHSVD_HD R rsqrt_step(R x, R y) { return std::fma(y * R(0.5), std::fma(-x * y, y, R(1)), y); }
-/// sqrt(x), x > 0, to about 2^-44 (double) or an ulp (float) on the GPU: for angles and tests.
+/// sqrt(x), x > 0, to about 2^-40 (double) or an ulp (float) on the GPU: for angles and tests.
 template <class R> BATCHSVD_HD R fast_sqrt(R x) {
 #if defined(__CUDA_ARCH__)
-    return x * rsqrt_step(x, rsqrt_approx(x));
+    return sizeof(R) == 8 ? x * rsqrt_approx(x) : x * rsqrt_step(x, rsqrt_approx(x));
 #else
     return std::sqrt(x);
 #endif
 }
-/// 1 / sqrt(x), x > 0, to rounding (two Newton steps in double, one in float): for cosines.
+/// 1 / sqrt(x), x > 0, to rounding and without bias: for cosines. A product-form rotation
+/// with cs^2 (1 + t^2) = 1 + d multiplies the area of its column pair by 1 + d, so a bias in d
+/// adds up over every rotation of every column into V's column norms. A plain Newton step
+/// (residual 1 - (x y) y, the product x y rounded first) leaves d = +0.45u on average in
+/// double, +0.38u in float (a model with the hardware's first approximation, session 13); in
+/// double it took 1000 x 256^2's e1 from 1.1e-16 to 9.0e-16 and e3 of 300 x 300 graded
+/// matrices past 30u (bench/NOTES.md, session 13). Here the step's residual is computed from
+/// y^2 split exactly into p + e (fma), 1 - x p - x e, which leaves only the final rounding:
+/// mean d within 0.02u in the model; the device test CudaRotationArithmetic measures it.
 template <class R> BATCHSVD_HD R full_rsqrt(R x) {
 #if defined(__CUDA_ARCH__)
-    const R y = rsqrt_step(x, rsqrt_approx(x));
-    return sizeof(R) == 8 ? rsqrt_step(x, y) : y;
+    const R y = rsqrt_approx(x);
+    const R p = y * y, e = std::fma(y, y, -p);
+    const R r = std::fma(-x, e, std::fma(-x, p, R(1)));
+    return std::fma(y * R(0.5), r, y);
 #else
     return R(1) / std::sqrt(x);
 #endif
@@ -81,7 +113,7 @@ template <class R> struct Rotation {
 
 /// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
 /// On the GPU cot(2 phi), its root and t come from the refined approximations above, exact to
-/// about 2^-44 in double, which changes the angle by as much and leaves the rotation
+/// about 2^-40 in double, which changes the angle by as much and leaves the rotation
 /// orthogonal, because cs is then computed to rounding from the t actually used
 /// (cs^2 (1 + t^2) = 1). On the host: IEEE operations, cs from |cot(phi)| (eq. 18).
 template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
@@ -107,6 +139,28 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     r.cs = act >= large ? R(1) : act * full_rsqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
 #endif
     return r;
+}
+
+/// The real rotation x' = cs (x - t y), y' = cs (y + t x) as three shears (Paeth):
+///     x -= h y,   y += s x,   x -= h y,   s = t cs = sin(phi),   h = s / (1 + cs) = tan(phi / 2),
+/// three FMAs in place where the product form takes two FMAs, two products and a temporary.
+/// The composite is orthogonal when s = 2 h / (1 + h^2), which holds to rounding because cs
+/// is exact to rounding for the t used (jacobi_rotation) and h is a full-precision quotient;
+/// shears have determinant 1 whatever the rounding. t = 0, cs = 1 gives h = s = 0, the
+/// identity exactly. (Complex rotations keep the product form: three complex FMAs cost the
+/// same as it.)
+template <class R> struct Shears {
+    R h;  ///< tan(phi / 2)
+    R s;  ///< sin(phi)
+};
+template <class R> BATCHSVD_HD Shears<R> rotation_shears(R t, R cs) {
+    const R s = t * cs;
+    return {s * full_reciprocal(R(1) + cs), s};
+}
+template <class R> BATCHSVD_HD void apply_shears(R& x, R& y, R h, R s) {
+    x = std::fma(-h, y, x);
+    y = std::fma(s, x, y);
+    x = std::fma(-h, y, x);
 }
 
 /// tw = t * c / |c| of the pair update above (|c| > 0): the phase of c folded into the real
@@ -148,7 +202,7 @@ template <class R> BATCHSVD_HD R negligible_norm(R max_abs_entry) {
 template <class R> BATCHSVD_HD bool needs_rotation_norms(R abs_c, R ra, R rb, const Tolerance<R>& t) {
     return ra > t.negligible && rb > t.negligible && abs_c > t.tol * ra * rb;
 }
-/// The same on squared norms a, b (on the GPU roots to about 2^-44, fast_sqrt).
+/// The same on squared norms a, b (on the GPU roots to about 2^-40, fast_sqrt).
 template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
     return needs_rotation_norms(abs_c, fast_sqrt(a), fast_sqrt(b), t);
 }

@@ -61,6 +61,31 @@ __device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_
     y = core::scale(core::axpy(tw, xo, yo), cs);
 }
 
+/// One pair's rotation in the form its appliers take (apply_rotation): for real T the shears
+/// (a, b) = (h, s) of core::rotation_shears, three FMAs a row in place; for complex T
+/// (a, b) = (tw, cs) of rotate_pair. identity_rotation is exactly the identity in both.
+template <class T> struct AppliedRotation {
+    T a;
+    core::real_of_t<T> b;
+};
+template <class T> __device__ __forceinline__ AppliedRotation<T> identity_rotation() {
+    using R = core::real_of_t<T>;
+    return {T(R(0)), core::is_complex_v<T> ? R(1) : R(0)};
+}
+template <class T>
+__device__ __forceinline__ AppliedRotation<T> applied_rotation(const T& tw, core::real_of_t<T> cs) {
+    if constexpr (core::is_complex_v<T>) {
+        return {tw, cs};
+    } else {
+        const core::Shears<T> sh = core::rotation_shears(tw, cs);
+        return {sh.h, sh.s};
+    }
+}
+template <class T> __device__ __forceinline__ void apply_rotation(T& x, T& y, const T& a, core::real_of_t<T> b) {
+    if constexpr (core::is_complex_v<T>) rotate_pair(x, y, a, b);
+    else core::apply_shears(x, y, a, b);
+}
+
 /// The 2x2 block (rows r, r', columns c, c') of a Hermitian G rotated from the right by the
 /// columns' pair and from the left by the rows' pair: J_i^H G J_j entry by entry. Columns:
 /// rotate_pair with twj; rows: p' = cs (p - tw q), q' = cs (q + conj(tw) p), rotate_pair with

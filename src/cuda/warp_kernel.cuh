@@ -20,7 +20,7 @@
 // pairs, so the per-pair work is a short reduction instead of a column stream.
 //
 // Column positions: the round robin moves every column but one by one position a step. The
-// kernel runs U steps (kWarpUnroll) with the pairs' positions shifted at compile time and
+// kernel runs U steps (warp_unroll) with the pairs' positions shifted at compile time and
 // moves the registers once per U steps, which divides the register moves (about a quarter of
 // the instructions of a step at U = 1) by U. Convergence is a window of NC - 1 consecutive
 // steps without a rotation (any NC - 1 consecutive steps of the round robin meet every pair
@@ -41,13 +41,18 @@ namespace batchsvd::cuda {
 /// Threads per block of the warp kernel (teams of NC lanes: 128 / NC matrices per block).
 inline constexpr int kWarpBlockThreads = 128;
 
-/// Round-robin steps per register move (see above). At 10000 x 32 x 32 on the H100, float64
-/// took 3.78, 3.66 and 3.88 ms with U = 1, 2 and 4, float32 1.63, 1.54 and 1.74 ms (larger
-/// bodies cost instruction-cache misses).
-#ifndef BATCHSVD_WARP_UNROLL
-#define BATCHSVD_WARP_UNROLL 2
+/// Round-robin steps per register move (see above; BATCHSVD_WARP_UNROLL overrides it for
+/// measurements). Session 4 (10000 x 32 x 32, H100): float64 3.78, 3.66 and 3.88 ms with U = 1,
+/// 2 and 4 (larger bodies cost instruction-cache misses). Session 13, with the shorter steps of
+/// the shears: U = 2, 3, 4 took float64 2.86, 2.82, 2.89 ms, float32 1.42, 1.38, 1.42, float64
+/// 16 x 16 0.432, 0.409, 0.418, but complex64 3.67, 3.90, 4.29 ms.
+template <class T> constexpr int warp_unroll() {
+#ifdef BATCHSVD_WARP_UNROLL
+    return BATCHSVD_WARP_UNROLL;
+#else
+    return core::is_complex_v<T> ? 2 : 3;
 #endif
-inline constexpr int kWarpUnroll = BATCHSVD_WARP_UNROLL;
+}
 
 /// Blocks per SM the register allocation must allow (__launch_bounds__; 1: the compiler's own
 /// choice, which is not the same as an explicit minimum of 1). Left to itself the
@@ -60,11 +65,12 @@ template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_b
     return !core::is_complex_v<T> && (RPL + 1) * NC * int(sizeof(T)) / 4 >= 128 ? 3 : 1;  // 3 or 1 only
 }
 
-/// One step's rotation of one pair, as lane k publishes it (the identity, tw = 0 and cs = 1,
-/// for a pair that does not rotate).
+/// One step's rotation of one pair, as lane k publishes it: detail::AppliedRotation's form
+/// (the three shears' h, s for real T, tw, cs for complex T; its identity for a pair that does
+/// not rotate).
 template <class T> struct alignas(16) WarpRotation {
-    T tw;
-    core::real_of_t<T> cs;
+    T a;
+    core::real_of_t<T> b;
 };
 
 /// Shared memory of the per-step sums of one team: the partial dot products (P rows of NC
@@ -102,40 +108,41 @@ namespace detail {
 template <int NC> __host__ __device__ constexpr int slot(int q, int J) { return core::round_robin_slot(NC, J, q); }
 
 /// Sum of COUNT values of T at `row` (16-byte aligned), read 16 bytes at a time, with one
-/// accumulator per position in the 16-byte word and two words in flight.
+/// accumulator per position in the 16-byte word and two words in flight (the accumulators
+/// start from the first two words: 0 + x would be one more addition on the chain).
 template <class T, int COUNT> __device__ __forceinline__ T sum_row(const T* row) {
     using R = core::real_of_t<T>;
     constexpr int VR = 16 / int(sizeof(R));           // R values per 16-byte read
     constexpr int NR = COUNT * int(sizeof(T) / sizeof(R));
     static_assert(NR % VR == 0, "rows are read 16 bytes at a time");
+    constexpr int NW = NR / VR;                       // words
+    constexpr int NA = NW >= 2 ? 2 : 1;               // words in flight
     using Vec = std::conditional_t<sizeof(R) == 8, double2, float4>;
     const Vec* v = reinterpret_cast<const Vec*>(row);
-    R acc[2][VR] = {};
+    R acc[NA][VR];
 #pragma unroll
-    for (int i = 0; i < NR / VR; ++i) {
+    for (int i = 0; i < NW; ++i) {
         const Vec x = v[i];
-        if constexpr (VR == 2) {
-            acc[i & 1][0] += x.x;
-            acc[i & 1][1] += x.y;
-        } else {
-            acc[i & 1][0] += x.x;
-            acc[i & 1][1] += x.y;
-            acc[i & 1][2] += x.z;
-            acc[i & 1][3] += x.w;
-        }
+        const R* w = reinterpret_cast<const R*>(&x);
+#pragma unroll
+        for (int j = 0; j < VR; ++j) acc[i % NA][j] = i < NA ? w[j] : acc[i % NA][j] + w[j];
+    }
+    if constexpr (NA == 2) {
+#pragma unroll
+        for (int j = 0; j < VR; ++j) acc[0][j] += acc[1][j];
     }
     if constexpr (core::is_complex_v<T>) {  // positions alternate real and imaginary parts
-        R re = 0, im = 0;
+        R re = acc[0][0], im = acc[0][1];
 #pragma unroll
-        for (int j = 0; j < VR; j += 2) {
-            re += acc[0][j] + acc[1][j];
-            im += acc[0][j + 1] + acc[1][j + 1];
+        for (int j = 2; j < VR; j += 2) {
+            re += acc[0][j];
+            im += acc[0][j + 1];
         }
         return T(re, im);
     } else {
-        R s = 0;
+        R s = acc[0][0];
 #pragma unroll
-        for (int j = 0; j < VR; ++j) s += acc[0][j] + acc[1][j];
+        for (int j = 1; j < VR; ++j) s += acc[0][j];
         return s;
     }
 }
@@ -218,11 +225,9 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
     const GramRotation<T> rot = gram_rotation<T>(na, nb, c, t.tol);
     const bool turn = rot.on;
-    WarpRotation<T> mine{T(R(0)), R(1)};  // the identity
-    if (turn) {
-        mine.tw = rot.tw;
-        mine.cs = rot.cs;
-    }
+    // (A pair that does not turn has tw = 0, cs = 1: its applied form is the identity.)
+    const AppliedRotation<T> ar = applied_rotation(rot.tw, rot.cs);
+    const WarpRotation<T> mine{ar.a, ar.b};
     // Buffer by the parity of the step: the one written now was last read two steps ago,
     // before the last __syncwarp.
     WarpRotation<T>* buf = t.rot + (t.steps & 1) * P;
@@ -235,8 +240,8 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
             const WarpRotation<T> rk = buf[k];
 #pragma unroll
             for (int e = 0; e < RPL; ++e)
-                rotate_pair(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
-            if (t.need_v) rotate_pair(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.tw, rk.cs);
+                apply_rotation(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
+            if (t.need_v) apply_rotation(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
         }
     }
     ++t.steps;
@@ -260,9 +265,7 @@ template <class T, int NC, int RPL>
 __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
-    // Complex instances keep U = 1: at 32 columns (complex64) and 16 (complex128) U = 2
-    // needs more than the 255 registers a thread has.
-    constexpr int U = kWarpUnroll;
+    constexpr int U = warp_unroll<T>();
     static_assert(NC == 8 || NC == 16 || NC == 32);
     static_assert(U >= 1 && U < NC - 1);
     extern __shared__ __align__(16) unsigned char smem_raw[];
