@@ -18,19 +18,13 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
+#include "cuda_skip.hpp"
 #include "cuda/fused_plan.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
 
 namespace batchsvd::test {
 namespace {
-
-#define SKIP_WITHOUT_CUDA()                                                                     \
-    do {                                                                                        \
-        if (!::batchsvd::cuda_available())                                                     \
-            GTEST_SKIP() << "no CUDA device on this machine: device-pointer case not run (it " \
-                            "runs on a GPU machine, see scripts/gpu_check.sh)";                 \
-    } while (0)
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
 
@@ -162,7 +156,7 @@ using Types = ::testing::Types<float, double, std::complex<float>, std::complex<
 TYPED_TEST_SUITE(CudaDevice, Types);
 
 TYPED_TEST(CudaDevice, DevicePointersStreamFamilies) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{32, 32, 40}, {17, 17, 33},
@@ -171,7 +165,7 @@ TYPED_TEST(CudaDevice, DevicePointersStreamFamilies) {
 }
 
 TYPED_TEST(CudaDevice, TallAndWideShapes) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (auto [m, n] : {std::pair<index_t, index_t>{40, 25}, {25, 40}, {1, 9}, {9, 1}, {100, 13},
                         {13, 100}, {64, 2}, {2, 64}, {33, 31}, {31, 33}, {300, 20}}) {
@@ -184,7 +178,7 @@ TYPED_TEST(CudaDevice, TallAndWideShapes) {
 }
 
 TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (const auto& [path, o] : all_paths())
     for (auto [m, n] : {std::pair<index_t, index_t>{12, 12}, {20, 6}, {6, 20}, {40, 40}}) {
@@ -216,7 +210,7 @@ TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
 }
 
 TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     // (3x3, 4x3, 2x3: the tiny kernel; the others: the fused one)
     for (auto [m, n] : {std::pair<index_t, index_t>{24, 24}, {30, 11}, {11, 30}, {3, 3}, {4, 3},
@@ -241,7 +235,7 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
 }
 
 TYPED_TEST(CudaDevice, RankDeficientAndZero) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (const auto& [path, o] : all_paths())
     for (auto [m, n] : {std::pair<index_t, index_t>{10, 6}, {6, 10}, {16, 16}, {40, 37}}) {
@@ -265,7 +259,7 @@ TYPED_TEST(CudaDevice, RankDeficientAndZero) {
 }
 
 TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     using R = real_t<T>;
     const index_t m = 20, n = 14, k = 14, batch = 4;
@@ -295,7 +289,7 @@ TYPED_TEST(CudaDevice, ScalingOfHugeAndTinyEntries) {
 }
 
 TYPED_TEST(CudaDevice, MaxSweepsReported) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const index_t m = 32, n = 32, batch = 5;
     const auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch,
@@ -308,7 +302,7 @@ TYPED_TEST(CudaDevice, MaxSweepsReported) {
 }
 
 TYPED_TEST(CudaDevice, LargestFusedSquareAndBeyond) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const index_t n = cuda::largest_fused_square<T>(true);
     std::cout << "largest square in the fused kernel (U and V): " << n << " x " << n << "\n";
@@ -334,7 +328,7 @@ TYPED_TEST(CudaDevice, LargestFusedSquareAndBeyond) {
 /// The six families through the blocked path: square, tall and wide, block counts odd and
 /// even, ragged last blocks, prime orders, both block widths.
 TYPED_TEST(CudaDevice, BlockedFamiliesAndShapes) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n, batch, nb] : {std::tuple<index_t, index_t, index_t, int>{33, 33, 5, 16},
@@ -347,7 +341,7 @@ TYPED_TEST(CudaDevice, BlockedFamiliesAndShapes) {
 /// The blocked path is deterministic: a race between the threads that share G, Q and a row
 /// tile in shared memory would show as results that differ between two runs on one input.
 TYPED_TEST(CudaDevice, BlockedPathIsDeterministic) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const index_t m = 100, n = 80, batch = 4;
     const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
@@ -367,7 +361,7 @@ TYPED_TEST(CudaDevice, BlockedPathIsDeterministic) {
 /// last block part-empty; where a type's registers cannot hold a shape, or it would fill too
 /// little of a team, the fused kernel solves it (also checked).
 TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n] : {std::pair<index_t, index_t>{7, 7}, {16, 8}, {8, 16}, {15, 14}, {32, 16},
@@ -387,7 +381,7 @@ TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
 /// The fused shared-memory kernel on the sizes the warp kernel takes by default
 /// (BATCHSVD_CUDA_NO_WARP sends them to it): the six families, square, tall and wide.
 TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     ScopedEnv no_warp("BATCHSVD_CUDA_NO_WARP", "1");
     EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("fused", 0), 0u);
@@ -401,7 +395,7 @@ TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {
 /// workspace. Fast enough for compute-sanitizer's racecheck (scripts/gpu_sanitize.sh), which
 /// slows the other tests 100-fold.
 TYPED_TEST(CudaDevice, EveryPathOnASmallBatch) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const testing::Family f = testing::Family::logrand;
     expect_family_accurate<T>(f, 3, 3, 40);            // tiny
@@ -421,7 +415,7 @@ TYPED_TEST(CudaDevice, EveryPathOnASmallBatch) {
 /// The tiny, warp and fused kernels are deterministic: one input solved twice gives bitwise
 /// the same outputs (a race on the shared rotations or the finalisation would not).
 TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (bool no_warp : {false, true})
         for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {16, 14}, {32, 32}, {60, 50}}) {
@@ -439,7 +433,7 @@ TYPED_TEST(CudaDevice, SmallKernelsAreDeterministic) {
 
 /// Orders well past the fused kernel, chosen automatically: a prime, a wide and a tall one.
 TYPED_TEST(CudaDevice, BlockedLargeOrders) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{257, 257, 3}, {521, 521, 1},
                                {300, 700, 1}, {1200, 150, 1}})
@@ -452,7 +446,7 @@ TYPED_TEST(CudaDevice, BlockedLargeOrders) {
 /// ragged or empty (8 blocks over 300 rows), square, tall and wide, both block widths, and the
 /// same bits on a second run.
 TYPED_TEST(CudaDevice, BlockedPairSplitOverCluster) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (const char* split : {"1", "2", "4", "8"}) {
         const ScopedEnv env("BATCHSVD_CUDA_BLOCKED_SPLIT", split);
@@ -474,7 +468,7 @@ TYPED_TEST(CudaDevice, BlockedPairSplitOverCluster) {
 /// sweep, so they are masked from then on) with hard ones: all accurate, and the masked ones
 /// report convergence after one sweep's check.
 TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const index_t m = 90, n = 70, batch = 12;
     auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
@@ -492,7 +486,7 @@ TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
 /// W = QR, the SVD of R by the tiny, fused or blocked path, U_W = Q [U_R; 0]: the six families,
 /// tall, wide and square, R small and large.
 TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{100, 13, 5}, {13, 100, 5},
@@ -506,7 +500,7 @@ TYPED_TEST(CudaDevice, QrAlwaysFamiliesAndShapes) {
 /// (at 16 columns also where it does not fit); not for square or forced-variant problems, nor with
 /// qr = never. The six families through the automatic choice, tall and wide.
 TYPED_TEST(CudaDevice, QrAutomaticChoice) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     Options never;
     never.qr = QrMode::never;
@@ -533,7 +527,7 @@ TYPED_TEST(CudaDevice, QrAutomaticChoice) {
 /// The blocked path and QR pre-processing over workspace chunks of 3 matrices: bitwise the
 /// results of the whole batch at once (every matrix is solved on its own).
 TYPED_TEST(CudaDevice, WorkspaceChunksMatchWholeBatch) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     const index_t m = 70, n = 50, batch = 10;
     const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, testing::fresh_seed());
@@ -550,7 +544,7 @@ TYPED_TEST(CudaDevice, WorkspaceChunksMatchWholeBatch) {
 /// Host input through the CUDA backend, streamed in chunks of 4 matrices through pinned
 /// buffers on two streams: bitwise the single-shot results, for the fused and blocked paths.
 TYPED_TEST(CudaDevice, HostStreamedChunksMatchWholeBatch) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (auto [m, n, o] : {std::tuple<index_t, index_t, Options>{24, 20, Options{}},
                            {20, 24, Options{}}, {90, 70, blocked_path()}}) {
@@ -580,7 +574,7 @@ TYPED_TEST(CudaDevice, HostStreamedChunksMatchWholeBatch) {
 /// Every order from 1 to the tiny cap, square, tall and wide, the six families; batches
 /// that end in a partial block of 128 matrices.
 TYPED_TEST(CudaDevice, TinyEveryShapeAndFamily) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (index_t m = 1; m <= 4; ++m)
@@ -590,7 +584,7 @@ TYPED_TEST(CudaDevice, TinyEveryShapeAndFamily) {
 /// The known traps of tiny SVDs: rank 1, repeated singular values, zero, entries that
 /// differ by 1e-8, rotations and reflections (det = -1), a single non-zero entry.
 TYPED_TEST(CudaDevice, TinyTraps) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     using R = real_t<T>;
     std::mt19937_64 rng(testing::fresh_seed());
@@ -640,7 +634,7 @@ TYPED_TEST(CudaDevice, TinyTraps) {
 /// A NaN or Inf matrix among tiny ones: flagged, NaN outputs, the others bit-identical to a
 /// run without it.
 TYPED_TEST(CudaDevice, TinyNonFiniteIsolated) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (auto [m, n] : {std::pair<index_t, index_t>{3, 3}, {4, 2}, {2, 4}}) {
         const index_t batch = 260, k = std::min(m, n);
@@ -671,7 +665,7 @@ TYPED_TEST(CudaDevice, TinyNonFiniteIsolated) {
 }
 
 TEST(CudaDeviceApi, HostPointersThroughCudaBackendAndErrors) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device-pointer case");
     const index_t m = 9, n = 7, batch = 5;
     const auto a = testing::generate_batch<double>(testing::Family::random, m, n, batch,
                                                    testing::fresh_seed());

@@ -18,6 +18,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "core/rotation.hpp"
+#include "cuda_skip.hpp"
 
 namespace batchsvd::test {
 namespace {
@@ -93,17 +94,10 @@ template <class R> class CudaRotationArithmetic : public ::testing::Test {};
 using Reals = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaRotationArithmetic, Reals);
 
-#define SKIP_WITHOUT_CUDA()                                                                     \
-    do {                                                                                        \
-        if (!::batchsvd::cuda_available())                                                     \
-            GTEST_SKIP() << "no CUDA device on this machine: device arithmetic not tested (it " \
-                            "runs on a GPU machine, see scripts/gpu_check.sh)";                 \
-    } while (0)
-
 // Roots and reciprocals over the arguments the rotations take: 1 + x^2 in [1, 2] and squared
 // norms over many binades.
 TYPED_TEST(CudaRotationArithmetic, RootsAndReciprocals) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device arithmetic test");
     using R = TypeParam;
     std::mt19937_64 gen(std::random_device{}());
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -136,7 +130,7 @@ TYPED_TEST(CudaRotationArithmetic, RootsAndReciprocals) {
 // (their composite's orthogonality) and no bias in the first, over chosen angles and random
 // Gram pairs.
 TYPED_TEST(CudaRotationArithmetic, RotationsAreOrthogonal) {
-    SKIP_WITHOUT_CUDA();
+    SKIP_WITHOUT_CUDA("device arithmetic test");
     using R = TypeParam;
     std::mt19937_64 gen(std::random_device{}());
     std::uniform_real_distribution<double> unit(0.0, 1.0);
