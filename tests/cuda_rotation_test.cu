@@ -120,10 +120,12 @@ TYPED_TEST(CudaRotationArithmetic, RootsAndReciprocals) {
     // To rounding: what the cosines (and the shears' h) need.
     EXPECT_LE(worst[kFullRsqrt], 2.0);
     EXPECT_LE(worst[kFullRcp], 2.0);
-    // The angles' and tests' accuracy, as documented: 2^-40 in double, an ulp or two in float.
-    const double angle_bound = sizeof(R) == 8 ? std::ldexp(1.0, -40) / u : 2.0;
-    EXPECT_LE(worst[kFastSqrt], angle_bound);
-    EXPECT_LE(worst[kFastRcp], angle_bound);
+    // The angles' and tests' arithmetic, as documented. Roots to an ulp or two (measured on an
+    // H100: 1.5u double, 1.9u float). Reciprocals to about 2^-39 in double (one Newton step
+    // from the MUFU's 2^-20 squares its error: 8047-8763u = 2^-39.9 measured), bounded here at
+    // 2^-38, and to an ulp in float.
+    EXPECT_LE(worst[kFastSqrt], 3.0);
+    EXPECT_LE(worst[kFastRcp], sizeof(R) == 8 ? std::ldexp(1.0, -38) / u : 2.0);
 }
 
 // Every rotation orthogonal to rounding: cs^2 (1 + t^2) = 1 and the shears' s = 2 h / (1 + h^2)
@@ -178,7 +180,7 @@ TYPED_TEST(CudaRotationArithmetic, RotationsAreOrthogonal) {
     // above rounding noise (here sd / sqrt(n) ~ 0.003u) adds up over a solve's rotations.
     EXPECT_LE(std::fabs(mean_cs), 0.1 * u);
     EXPECT_LE(worst_shear, 4 * u);
-    EXPECT_LE(worst_angle, sizeof(R) == 8 ? std::ldexp(1.0, -36) : 64 * u);
+    EXPECT_LE(worst_angle, sizeof(R) == 8 ? std::ldexp(1.0, -36) : 64 * u);  // 2^-39.9, 2^-22.2 measured
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ template <class R> __device__ __forceinline__ R rsqrt_approx(R x) {
     }
 }
 #endif
-/// 1 / x, x normal and positive, to about 2^-40 (double) or an ulp (float).
+/// 1 / x, x normal and positive, to about 2^-39 (double: one Newton step from the MUFU's
+/// 2^-20) or an ulp (float).
 template <class R> BATCHSVD_HD R fast_reciprocal(R x) {
 #if defined(__CUDA_ARCH__)
     const R y = rcp_approx(x);
@@ -78,7 +79,8 @@ template <class R> BATCHSVD_HD R fast_divide(R a, R b) {
 }
 /// One Newton step for y ~ 1 / sqrt(x).
 template <class R> BATCHSVD_HD R rsqrt_step(R x, R y) { return std::fma(y * R(0.5), std::fma(-x * y, y, R(1)), y); }
-/// sqrt(x), x > 0, to about 2^-40 (double) or an ulp (float) on the GPU: for angles and tests.
+/// sqrt(x), x > 0, to an ulp or two on the GPU (double: the MUFU and the third-order step,
+/// 2^-57 before the last rounding; float: one Newton step): for angles and tests.
 template <class R> BATCHSVD_HD R fast_sqrt(R x) {
 #if defined(__CUDA_ARCH__)
     return sizeof(R) == 8 ? x * rsqrt_approx(x) : x * rsqrt_step(x, rsqrt_approx(x));
@@ -113,7 +115,7 @@ template <class R> struct Rotation {
 
 /// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
 /// On the GPU cot(2 phi), its root and t come from the refined approximations above, exact to
-/// about 2^-40 in double, which changes the angle by as much and leaves the rotation
+/// about 2^-39 in double, which changes the angle by as much and leaves the rotation
 /// orthogonal, because cs is then computed to rounding from the t actually used
 /// (cs^2 (1 + t^2) = 1). On the host: IEEE operations, cs from |cot(phi)| (eq. 18).
 template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
@@ -202,7 +204,7 @@ template <class R> BATCHSVD_HD R negligible_norm(R max_abs_entry) {
 template <class R> BATCHSVD_HD bool needs_rotation_norms(R abs_c, R ra, R rb, const Tolerance<R>& t) {
     return ra > t.negligible && rb > t.negligible && abs_c > t.tol * ra * rb;
 }
-/// The same on squared norms a, b (on the GPU roots to about 2^-40, fast_sqrt).
+/// The same on squared norms a, b (on the GPU roots to an ulp or two, fast_sqrt).
 template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tolerance<R>& t) {
     return needs_rotation_norms(abs_c, fast_sqrt(a), fast_sqrt(b), t);
 }
