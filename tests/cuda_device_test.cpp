@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
-#include "cuda_skip.hpp"
+#include "cuda_test_support.hpp"
 #include "cuda/fused_plan.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
@@ -36,18 +36,6 @@ template <class T> bool is_nan(const T& x) {
     if constexpr (std::is_same_v<T, real_t<T>>) return std::isnan(x);
     else return std::isnan(x.real()) && std::isnan(x.imag());
 }
-
-/// cudaMalloc'd array, freed on scope exit.
-template <class T> struct DeviceArray {
-    T* p = nullptr;
-    std::size_t n = 0;
-    explicit DeviceArray(std::size_t count) : n(count) {
-        if (n && cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
-    }
-    ~DeviceArray() { if (p) cudaFree(p); }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
-};
 
 struct Stream {
     cudaStream_t s = nullptr;

@@ -18,7 +18,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "core/rotation.hpp"
-#include "cuda_skip.hpp"
+#include "cuda_test_support.hpp"
 
 namespace batchsvd::test {
 namespace {
@@ -30,21 +30,13 @@ template <class R> __global__ void arithmetic_kernel(const R* x, R* out, int n) 
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const R v = x[i];
-    R raw_rsqrt, raw_rcp;
-    if constexpr (sizeof(R) == 8) {
-        asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(raw_rsqrt) : "d"(v));
-        asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(raw_rcp) : "d"(v));
-    } else {
-        asm("rsqrt.approx.f32 %0, %1;" : "=f"(raw_rsqrt) : "f"(v));
-        asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(raw_rcp) : "f"(v));
-    }
     R* o = out + std::size_t(i) * kArith;
     o[kFullRsqrt] = core::full_rsqrt(v);
     o[kFastSqrt] = core::fast_sqrt(v);
     o[kFullRcp] = core::full_reciprocal(v);
     o[kFastRcp] = core::fast_reciprocal(v);
-    o[kRawRsqrt] = raw_rsqrt;
-    o[kRawRcp] = raw_rcp;
+    o[kRawRsqrt] = core::rsqrt_mufu(v);
+    o[kRawRcp] = core::rcp_approx(v);
 }
 
 /// Per Gram pair (a, b, c): the rotation's t and cs and its shears' h and s.
@@ -59,19 +51,9 @@ template <class R> __global__ void rotation_kernel(const R* abc, R* out, int n) 
     out[4 * i + 3] = sh.s;
 }
 
-template <class R> struct DeviceVector {
-    R* p = nullptr;
-    explicit DeviceVector(std::size_t n) {
-        if (cudaMalloc(&p, n * sizeof(R)) != cudaSuccess) p = nullptr;
-    }
-    ~DeviceVector() { if (p) cudaFree(p); }
-    DeviceVector(const DeviceVector&) = delete;
-    DeviceVector& operator=(const DeviceVector&) = delete;
-};
-
 template <class R> std::vector<R> run_on_device(const std::vector<R>& in, std::size_t out_per_item, int items,
                                                 bool rotation) {
-    DeviceVector<R> din(in.size()), dout(out_per_item * std::size_t(items));
+    DeviceArray<R> din(in.size()), dout(out_per_item * std::size_t(items));
     EXPECT_NE(din.p, nullptr);
     EXPECT_NE(dout.p, nullptr);
     std::vector<R> out(out_per_item * std::size_t(items));
@@ -90,7 +72,13 @@ template <class R> double rel_u(R got, long double want) {
     return double(std::fabs((static_cast<long double>(got) - want) / want)) / (std::numeric_limits<R>::epsilon() / 2);
 }
 
-template <class R> class CudaRotationArithmetic : public ::testing::Test {};
+/// Fresh inputs each run: uniform draws on [0, 1), n of them a case.
+template <class R> class CudaRotationArithmetic : public ::testing::Test {
+  protected:
+    static constexpr int n = 1 << 16;
+    std::mt19937_64 gen{std::random_device{}()};
+    double unit() { return std::uniform_real_distribution<double>(0.0, 1.0)(gen); }
+};
 using Reals = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(CudaRotationArithmetic, Reals);
 
@@ -99,12 +87,11 @@ TYPED_TEST_SUITE(CudaRotationArithmetic, Reals);
 TYPED_TEST(CudaRotationArithmetic, RootsAndReciprocals) {
     SKIP_WITHOUT_CUDA("device arithmetic test");
     using R = TypeParam;
-    std::mt19937_64 gen(std::random_device{}());
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const int n = 1 << 16;
+    const int n = this->n;
+    const auto unit = [this] { return this->unit(); };
     std::vector<R> x(n);
     for (int i = 0; i < n; ++i)
-        x[i] = i % 2 ? R(1 + unit(gen)) : R(std::ldexp(1 + unit(gen), int(unit(gen) * 120) - 60));
+        x[i] = i % 2 ? R(1 + unit()) : R(std::ldexp(1 + unit(), int(unit() * 120) - 60));
     const std::vector<R> out = run_on_device(x, kArith, n, false);
     double worst[kArith] = {};
     for (int i = 0; i < n; ++i) {
@@ -134,24 +121,23 @@ TYPED_TEST(CudaRotationArithmetic, RootsAndReciprocals) {
 TYPED_TEST(CudaRotationArithmetic, RotationsAreOrthogonal) {
     SKIP_WITHOUT_CUDA("device arithmetic test");
     using R = TypeParam;
-    std::mt19937_64 gen(std::random_device{}());
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const int n = 1 << 16;
+    const int n = this->n;
+    const auto unit = [this] { return this->unit(); };
     std::vector<R> abc(3 * std::size_t(n));
     for (int i = 0; i < n; ++i) {
         double a, b, c;
-        const int scale = int(unit(gen) * 40) - 20;
+        const int scale = int(unit() * 40) - 20;
         if (i % 4) {  // a chosen angle: t log-uniform over [1e-8, 1], cot(2 phi) = (b - a) / (2 c)
-            const double t = std::pow(10.0, -8 * unit(gen)), ct2 = (1 - t * t) / (2 * t);
-            const double lambda = 1 + 4 * unit(gen);  // a b >= c^2 = 1
+            const double t = std::pow(10.0, -8 * unit()), ct2 = (1 - t * t) / (2 * t);
+            const double lambda = 1 + 4 * unit();  // a b >= c^2 = 1
             a = lambda;
             b = lambda + 2 * ct2;
             c = 1;
             if (i % 2) std::swap(a, b);  // negative angles too
         } else {      // a random Gram pair: diagonals over 40 binades, cosines over 30
-            a = std::ldexp(1 + unit(gen), int(unit(gen) * 40) - 20);
-            b = std::ldexp(1 + unit(gen), int(unit(gen) * 40) - 20);
-            c = std::max(std::ldexp(unit(gen), -int(unit(gen) * 30)) * std::sqrt(a * b), 1e-30);
+            a = std::ldexp(1 + unit(), int(unit() * 40) - 20);
+            b = std::ldexp(1 + unit(), int(unit() * 40) - 20);
+            c = std::max(std::ldexp(unit(), -int(unit() * 30)) * std::sqrt(a * b), 1e-30);
         }
         abc[3 * i] = R(std::ldexp(a, scale));
         abc[3 * i + 1] = R(std::ldexp(b, scale));

@@ -29,23 +29,28 @@ namespace batchsvd::core {
 // above the subnormal range: negligible_norm). The accuracies quoted below are the ones the
 // device test CudaRotationArithmetic measures on the GPU. On the host these are the exact
 // operations.
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)  // both nvcc passes: kernels outside the library (the device test) name them
 template <class R> __device__ __forceinline__ R rcp_approx(R x) {
     R r;
     if constexpr (sizeof(R) == 8) asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
     else asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
-/// 1 / sqrt(x): in double the MUFU and one third-order step y (1 + r / 2 + 3 r^2 / 8),
-/// r = 1 - x y^2; in float the MUFU (about an ulp).
-template <class R> __device__ __forceinline__ R rsqrt_approx(R x) {
+/// The bare MUFU 1 / sqrt(x): in double 2^-20 (the high word only), in float about an ulp.
+template <class R> __device__ __forceinline__ R rsqrt_mufu(R x) {
     R y;
+    if constexpr (sizeof(R) == 8) asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
+    else asm("rsqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+/// 1 / sqrt(x): in double the MUFU and one third-order step y (1 + r / 2 + 3 r^2 / 8),
+/// r = 1 - x y^2; in float the MUFU.
+template <class R> __device__ __forceinline__ R rsqrt_approx(R x) {
+    const R y = rsqrt_mufu(x);
     if constexpr (sizeof(R) == 8) {
-        asm("rsqrt.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(x));
         const R r = std::fma(x, -(y * y), R(1));
         return std::fma(std::fma(r, R(0.375), R(0.5)), y * r, y);
     } else {
-        asm("rsqrt.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
         return y;
     }
 }

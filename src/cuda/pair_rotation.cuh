@@ -63,15 +63,13 @@ __device__ __forceinline__ void rotate_pair(T& x, T& y, const T& tw, core::real_
 
 /// One pair's rotation in the form its appliers take (apply_rotation): for real T the shears
 /// (a, b) = (h, s) of core::rotation_shears, three FMAs a row in place; for complex T
-/// (a, b) = (tw, cs) of rotate_pair. identity_rotation is exactly the identity in both.
-template <class T> struct AppliedRotation {
+/// (a, b) = (tw, cs) of rotate_pair. tw = 0, cs = 1 (a pair that does not rotate) gives
+/// exactly the identity in both. Aligned to 16 bytes: the warp kernel's shared-memory record
+/// of a step's rotation (WarpRotation) is this, one vector load.
+template <class T> struct alignas(16) AppliedRotation {
     T a;
     core::real_of_t<T> b;
 };
-template <class T> __device__ __forceinline__ AppliedRotation<T> identity_rotation() {
-    using R = core::real_of_t<T>;
-    return {T(R(0)), core::is_complex_v<T> ? R(1) : R(0)};
-}
 template <class T>
 __device__ __forceinline__ AppliedRotation<T> applied_rotation(const T& tw, core::real_of_t<T> cs) {
     if constexpr (core::is_complex_v<T>) {

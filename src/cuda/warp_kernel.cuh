@@ -66,12 +66,9 @@ template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_b
 }
 
 /// One step's rotation of one pair, as lane k publishes it: detail::AppliedRotation's form
-/// (the three shears' h, s for real T, tw, cs for complex T; its identity for a pair that does
-/// not rotate).
-template <class T> struct alignas(16) WarpRotation {
-    T a;
-    core::real_of_t<T> b;
-};
+/// (the three shears' h, s for real T, tw, cs for complex T; the identity for a pair that
+/// does not rotate).
+template <class T> using WarpRotation = detail::AppliedRotation<T>;
 
 /// Shared memory of the per-step sums of one team: the partial dot products (P rows of NC
 /// values of T) and partial squared norms (NC rows of NC values of R), each row padded by 16
@@ -226,8 +223,7 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     const GramRotation<T> rot = gram_rotation<T>(na, nb, c, t.tol);
     const bool turn = rot.on;
     // (A pair that does not turn has tw = 0, cs = 1: its applied form is the identity.)
-    const AppliedRotation<T> ar = applied_rotation(rot.tw, rot.cs);
-    const WarpRotation<T> mine{ar.a, ar.b};
+    const WarpRotation<T> mine = applied_rotation(rot.tw, rot.cs);
     // Buffer by the parity of the step: the one written now was last read two steps ago,
     // before the last __syncwarp.
     WarpRotation<T>* buf = t.rot + (t.steps & 1) * P;
