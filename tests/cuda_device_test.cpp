@@ -366,6 +366,30 @@ TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
     EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind("fused", 0), 0u);
 }
 
+/// Pairs of nearly parallel columns (column 2i + 1 = column 2i + delta * noise, delta from
+/// 1e-1 to 1e-13 by matrix): a rotation takes one column of each pair down to delta times
+/// its norm, which the warp kernel's tracked squared norms (a - t|c|) cannot follow to full
+/// accuracy; they must be summed again (core::rotate_norms' `reliable`). Every team size:
+/// 32 lanes track the norms (and complex64's 16), the others sum them at every step.
+TYPED_TEST(CudaDevice, WarpKernelNearlyParallelColumns) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    using R = real_t<T>;
+    for (auto [m, n] : {std::pair<index_t, index_t>{32, 32}, {30, 28}, {64, 32}, {16, 16}, {8, 8}}) {
+        const index_t batch = 5;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " seed " + std::to_string(seed));
+        auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+        for (index_t b = 0; b < batch; ++b) {
+            const R delta = R(std::pow(10.0, -1.0 - 3.0 * double(b)));
+            T* x = &a[b * m * n];
+            for (index_t j = 1; j < n; j += 2)
+                for (index_t i = 0; i < m; ++i) x[i + j * m] = x[i + (j - 1) * m] + delta * x[i + j * m];
+        }
+        expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+    }
+}
+
 /// The fused shared-memory kernel on the sizes the warp kernel takes by default
 /// (BATCHSVD_CUDA_NO_WARP sends them to it): the six families, square, tall and wide.
 TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {

@@ -17,12 +17,13 @@ template <class R> __device__ __forceinline__ bool gram_pair_live(R a, R b, R ab
 }
 
 /// The rotation of an index pair (p < q) of G: twiddle, cosine, the pair's new diagonal
-/// entries, and whether it rotates at all.
+/// entries (core::rotate_norms; a and b when it does not rotate), whether it rotates at all,
+/// and whether the new entries are accurate to a few ulps (core::TrackedNorms::reliable).
 template <class T> struct GramRotation {
     using R = core::real_of_t<T>;
     T tw;
     R cs, na, nb;
-    bool on;
+    bool on, reliable;
 };
 
 /// Rotation of the pair with diagonal entries a = g_pp, b = g_qq and off-diagonal c = g_pq: the
@@ -40,7 +41,7 @@ __device__ __forceinline__ GramRotation<T> gram_rotation(core::real_of_t<T> a, c
     const bool live = gram_pair_live(a, b, absc);
     // (core/rotation.hpp's device arithmetic, refined MUFU reciprocals and roots, shortens it.)
     const core::Rotation<R> rot = core::jacobi_rotation(live ? a : R(1), live ? b : R(2), live ? absc : R(1));
-    GramRotation<T> g{T(R(0)), R(1), a, b, false};
+    GramRotation<T> g{T(R(0)), R(1), a, b, false, true};
     if (live && core::needs_rotation(absc, live ? a : R(1), live ? b : R(1), tol)) {
         g.tw = core::rotation_twiddle(c, absc, rot.t);
         g.cs = rot.cs;
@@ -48,6 +49,7 @@ __device__ __forceinline__ GramRotation<T> gram_rotation(core::real_of_t<T> a, c
         g.na = tn.a;
         g.nb = tn.b;
         g.on = true;
+        g.reliable = tn.reliable;
     }
     return g;
 }

@@ -5,15 +5,17 @@
 // N <= NC; zero beyond M and N) and row l of V_W. A round-robin step (core/ordering.hpp) pairs
 // the NC columns into P = NC / 2 disjoint pairs; the register positions of the pairs are
 // compile-time constants (see `slot` below), so the columns never leave the registers. Per
-// step every lane writes its rows' share of c = x^H y of every pair and of |x|^2 of every
-// column to shared memory; after one __syncwarp lane k + h P (h = 0, 1) sums pair k's c over
-// half of the team and the squared norm of one of its two columns over the whole team, and
-// one shuffle with lane k + (1 - h) P completes both (a transpose through shared memory: an
-// xor reduce-scatter by shuffles needs a select per value and round, which cost more than
-// the arithmetic). Lanes k and k + P then hold bitwise equal sums and compute pair k's
-// rotation (core/rotation.hpp, the same formulas and test as every other path, on exact
-// norms); lane k publishes it in shared memory (double-buffered by step parity) and every
-// lane applies the step's rotations to its rows of W and V. There is no block barrier and no
+// step every lane writes its rows' share of c = x^H y of every pair (and, at the steps that
+// sum them, of |x|^2 of every column) to shared memory; after one __syncwarp lane k + h P
+// (h = 0, 1) sums pair k's c over half of the team (and the squared norm of one of its two
+// columns over the whole team), and one shuffle with lane k + (1 - h) P completes them (a
+// transpose through shared memory: an xor reduce-scatter by shuffles needs a select per value
+// and round, which cost more than the arithmetic). Lanes k and k + P then hold bitwise equal
+// sums and compute pair k's rotation (core/rotation.hpp, the same formulas and test as every
+// other path); lane k publishes it in shared memory (double-buffered by step parity) and
+// every lane applies the step's rotations to its rows of W and V. Teams of 32 lanes (and complex64 teams of 16) track
+// the squared norms between exact sums (the W-cycle paper's eq. 6; warp_step says when they
+// are summed), so that most steps sum only the P dot products. There is no block barrier and no
 // shared-memory traffic of columns: what the fused kernel (jacobi_kernel.cuh) streams through
 // shared memory on every step stays in registers. This is the W-cycle paper's section IV-B
 // idea (a group of lanes per column pair) turned around: the lanes split the rows, not the
@@ -54,15 +56,52 @@ template <class T> constexpr int warp_unroll() {
 #endif
 }
 
+/// Whether the steps track the squared column norms (summing only c, see warp_step) instead of
+/// summing them at every step. Session 14 (10000 matrices, H100, same calls, ms): 32 x 32
+/// float64 2.82 -> 2.22, float32 1.38 -> 1.14, complex64 3.68 -> 3.39, 64 x 32 float32 1.91 ->
+/// 1.69, 16 x 16 complex64 0.551 -> 0.531; but slower for the real teams of 16 and 8 lanes
+/// (16 x 16 float64 0.418 -> 0.444, 8 x 8 0.074 -> 0.084, 32 x 16 0.555 -> 0.598, float32 8 x 8
+/// 0.051 -> 0.063: their NC sums are a smaller share of a step than the tracking's shuffles,
+/// selects and refreshes), for complex 8 x 8 (complex64 0.076 -> 0.088, complex128 0.154 ->
+/// 0.179) and not faster for complex128 16 x 16 (1.055 -> 1.08; that kernel spills).
+/// BATCHSVD_WARP_TRACK_NORMS (0 or 1) overrides it for measurements.
+template <class T, int NC> constexpr bool warp_tracks_norms() {
+#ifdef BATCHSVD_WARP_TRACK_NORMS
+    return BATCHSVD_WARP_TRACK_NORMS;
+#else
+    return NC == 32 || (NC == 16 && std::is_same_v<T, dev_complex<float>>);
+#endif
+}
+
+/// Steps between exact norm sums when the norms are tracked (at most; see warp_step).
+template <int NC> constexpr int warp_exact_every() {
+#ifdef BATCHSVD_WARP_EXACT_EVERY
+    return BATCHSVD_WARP_EXACT_EVERY;
+#else
+    return NC - 1;
+#endif
+}
+
 /// Blocks per SM the register allocation must allow (__launch_bounds__; 1: the compiler's own
 /// choice, which is not the same as an explicit minimum of 1). Left to itself the
 /// compiler gives the float64 32-column kernel 252 registers (2 blocks of 128 threads per
 /// SM); held to 168 (3 blocks) it moves a few more registers and ran 7% faster (3.41 against
 /// 3.66 ms at 10000 x 32 x 32, H100). The same cap made the smaller instances slower (they
 /// took more registers than they need: float32 32 x 32 1.89 against 1.54 ms, float64 16 x 16
-/// 0.60 against 0.53), and complex ones spill under it: they keep the default.
+/// 0.60 against 0.53), and complex ones spill under it: they keep the default. With tracked
+/// norms the float32 32-column kernel took 126 registers (4 blocks); held to 5 blocks (96) it
+/// ran 1.147 against 1.216 ms (session 14, no spills in the steps).
+/// BATCHSVD_WARP_MIN_BLOCKS_F32 overrides the float32 32 x 32 choice for measurements.
 template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_blocks() {
-    return !core::is_complex_v<T> && (RPL + 1) * NC * int(sizeof(T)) / 4 >= 128 ? 3 : 1;  // 3 or 1 only
+    if (core::is_complex_v<T>) return 1;
+    if (std::is_same_v<T, float> && NC == 32 && RPL == 1) {
+#ifdef BATCHSVD_WARP_MIN_BLOCKS_F32
+        return BATCHSVD_WARP_MIN_BLOCKS_F32;
+#else
+        return 5;
+#endif
+    }
+    return (RPL + 1) * NC * int(sizeof(T)) / 4 >= 128 ? 3 : 1;
 }
 
 /// One step's rotation of one pair, as lane k publishes it: detail::AppliedRotation's form
@@ -155,12 +194,12 @@ template <int NC, class R> __device__ __forceinline__ R team_max(R v, unsigned m
 }
 
 /// Exact sums of the step J positions after the last register move: on return lanes k and
-/// k + P (k = lane mod P) hold c of pair k and the squared norms a, b of its two columns,
-/// bitwise equal in both lanes. The rows may be written again only after the team's next
-/// __syncwarp.
+/// k + P (k = lane mod P) hold c of pair k and, when `norms` (uniform over the team), the
+/// squared norms a, b of its two columns, bitwise equal in both lanes (a and b are left as
+/// they are otherwise). The rows may be written again only after the team's next __syncwarp.
 template <int NC, int RPL, int J, class T>
 __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows, core::real_of_t<T>* n_rows,
-                                               const WarpSums& ws, int lane, unsigned mask, T& c,
+                                               const WarpSums& ws, int lane, unsigned mask, bool norms, T& c,
                                                core::real_of_t<T>& a, core::real_of_t<T>& b) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
@@ -171,52 +210,72 @@ __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows,
         for (int e = 0; e < RPL; ++e) cc = core::fma_conj(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], cc);
         c_rows[std::size_t(k) * ws.c_stride + lane] = cc;
     }
+    if (norms) {
 #pragma unroll
-    for (int q = 0; q < NC; ++q) {
-        R nn = 0;
+        for (int q = 0; q < NC; ++q) {
+            R nn = 0;
 #pragma unroll
-        for (int e = 0; e < RPL; ++e) nn += core::abs2(W[e][slot<NC>(q, J)]);
-        n_rows[std::size_t(q) * ws.n_stride + lane] = nn;
+            for (int e = 0; e < RPL; ++e) nn += core::abs2(W[e][slot<NC>(q, J)]);
+            n_rows[std::size_t(q) * ws.n_stride + lane] = nn;
+        }
     }
     __syncwarp(mask);
     const int k = lane % P, h = lane / P;
     c = sum_row<T, P>(c_rows + std::size_t(k) * ws.c_stride + h * P);
-    const R own = sum_row<R, NC>(n_rows + std::size_t(h ? NC - 1 - k : k) * ws.n_stride);
+    R own = 0;
+    if (norms) own = sum_row<R, NC>(n_rows + std::size_t(h ? NC - 1 - k : k) * ws.n_stride);
     c = add(c, shfl_xor(c, P, mask, NC));
-    const R other = __shfl_xor_sync(mask, own, P, NC);
-    a = h ? other : own;
-    b = h ? own : other;
+    if (norms) {
+        const R other = __shfl_xor_sync(mask, own, P, NC);
+        a = h ? other : own;
+        b = h ? own : other;
+    }
 }
 
-
-/// What the steps of one team share: its shared memory, lane, limits, and the progress
-/// counters the steps update.
+/// What the steps of one team share: its shared memory, lane, limits, the squared norms of its
+/// pair, and the progress counters the steps update.
 template <class T> struct WarpTeam {
+    using R = core::real_of_t<T>;
     T* c_rows;
-    core::real_of_t<T>* n_rows;
+    R* n_rows;
     WarpSums ws;
     WarpRotation<T>* rot;  ///< rotations of two consecutive steps
-    core::Tolerance<core::real_of_t<T>> tol;
+    core::Tolerance<R> tol;
     long long max_steps;
     int lane;
     unsigned mask;
     bool need_v;
-    long long steps = 0;  ///< steps done
-    int quiet = 0;        ///< consecutive steps without a rotation
+    R a = 0, b = 0;        ///< squared norms of the next step's pair lane mod P (tracked)
+    bool exact = true;     ///< the next step sums the squared norms instead of taking a, b
+    int since_exact = 0;   ///< steps since the last exact norms
+    long long steps = 0;   ///< steps done
+    int quiet = 0;         ///< consecutive steps without a rotation
     bool converged = false;
 };
 
 /// Step J after the last register move of one team: sums, rotations, application. Returns
 /// true when the sweeps are over (converged, or max_steps reached).
+///
+/// With warp_tracks_norms only c = x^H y is summed at every step; the squared norms are tracked (W-cycle paper eq. 6,
+/// core::rotate_norms: a - t|c|, b + t|c|) and summed exactly at the first step, once every
+/// NC - 1 steps (so that the rounding of the updates cannot build up over more than a sweep),
+/// and at the step after any pair's tracked norm lost accuracy (fell below an eighth: the
+/// rounding of a - t|c| relative to the result grows as it cancels). This is the
+/// one-dot-product-per-rotation scheme of the paper; the exact steps cost what every step
+/// cost before. The tracked norms follow their columns from pair to pair by two shuffles:
+/// slot q of a step is slot q - 1 of the next (core::round_robin_slot), so pair k's first
+/// column comes from pair k + 1's first (pair P - 1's second for the last pair) and its second
+/// from pair k - 1's second (pair 1's first for pair 0); slot 0 stays.
 template <int NC, int RPL, int J, class T>
 __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
     using R = core::real_of_t<T>;
     const int lane = t.lane;
     const unsigned mask = t.mask;
     constexpr int P = NC / 2;
+    constexpr bool track = warp_tracks_norms<T, NC>();
     T c;
-    R na, nb;
-    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, c, na, nb);
+    R na = t.a, nb = t.b;
+    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, track ? t.exact : true, c, na, nb);
     // (gram_rotation computes the rotation before the test's outcome, on stand-ins for a pair
     // with a zero column or an exact zero dot product, as padding columns when N < NC: the
     // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
@@ -239,6 +298,17 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
                 apply_rotation(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
             if (t.need_v) apply_rotation(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
         }
+    }
+    if constexpr (track) {
+        // The norms of the next step's pair (rot.na, rot.nb are na, nb when it did not turn).
+        const bool lost = __any_sync(mask, !rot.reliable);
+        const int k = lane % P;
+        const R first_next = __shfl_down_sync(mask, rot.na, 1, P);  // pair k + 1's first
+        const R second_prev = __shfl_up_sync(mask, rot.nb, 1, P);   // pair k - 1's second
+        t.a = k == 0 ? rot.na : k == P - 1 ? rot.nb : first_next;
+        t.b = k == 0 ? first_next : second_prev;
+        t.since_exact = t.exact ? 1 : t.since_exact + 1;
+        t.exact = lost || t.since_exact >= warp_exact_every<NC>();
     }
     ++t.steps;
     t.quiet = any ? 0 : t.quiet + 1;
@@ -360,7 +430,8 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     {
         T c;
         R na, nb;
-        detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, mask, c, na, nb);
+        na = nb = 0;
+        detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, mask, true, c, na, nb);
         const int q = publisher ? k : NC - 1 - k;
         own_col = detail::slot<NC>(q, moved);
         own_norm = publisher ? na : nb;
@@ -399,7 +470,8 @@ __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const Ja
     warp_jacobi_solve<T, NC, RPL>(p);
 }
 template <class T, int NC, int RPL>
-__global__ void __launch_bounds__(kWarpBlockThreads, 3) warp_jacobi_kernel_capped(const JacobiParams<T> p) {
+__global__ void __launch_bounds__(kWarpBlockThreads, warp_min_blocks<T, NC, RPL>())
+    warp_jacobi_kernel_capped(const JacobiParams<T> p) {
     warp_jacobi_solve<T, NC, RPL>(p);
 }
 

@@ -30,7 +30,7 @@ void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
         if (blocks > INT_MAX)
             throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
         const auto kernel = [] {  // only the variant in use is instantiated
-            if constexpr (warp_min_blocks<DT, NC, RPL>() == 3) return &warp_jacobi_kernel_capped<DT, NC, RPL>;
+            if constexpr (warp_min_blocks<DT, NC, RPL>() > 1) return &warp_jacobi_kernel_capped<DT, NC, RPL>;
             else return &warp_jacobi_kernel<DT, NC, RPL>;
         }();
         if (smem > 48 * 1024)
