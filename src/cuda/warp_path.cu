@@ -53,14 +53,20 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     // fused kernel's cost falls about as N^3, so padded sizes go back to the fused kernel.
     // Measured crossover (batch 10000, H100, both kernels over orders 10..30): the warp kernel
     // wins from N = 26 (float64) and 22 (float32) at nc = 32, from 12 and 11 at nc = 16, i.e.
-    // from 13/16 and 11/16 of the team. complex64 takes 13/16 too: its warp kernel ran
-    // 28 x 28 in 4.10 ms where the fused kernel took 6.25 ms at 26 x 26 (the warp kernel's
-    // time hardly depends on N). complex128 and nc = 8 keep the earlier 7/8 (the fused kernel
-    // won at 12 x 12 complex128, 1.07 against about 1.2 ms for any team of 16).
+    // from 13/16 and 11/16 of the team. complex128 and nc = 8 keep the earlier 7/8 (the fused
+    // kernel won at 12 x 12 complex128, 1.07 against about 1.2 ms for any team of 16). The
+    // teams that track their norms (warp_tracks_norms) are faster, and so win earlier (session
+    // 14, call 4, ms fused / warp): float64 20^2 1.89 / 2.03, 22^2 2.27 / 2.09 (from 11/16);
+    // float32 17^2 1.07 / 0.96 (every order above 16); complex64 20^2 3.18 / 3.22, 22^2
+    // 3.64 / 3.33 (11/16), and with 16 lanes 10^2 0.506 / 0.498, 11^2 0.620 / 0.518 (11/16).
     // BATCHSVD_CUDA_WARP_ANY_FILL (measurements only) lifts the rule.
     using R = core::real_of_t<T>;
+    using DT = device_scalar_t<T>;
     const bool c128 = core::is_complex_v<T> && sizeof(R) == 8;
-    const int sixteenths = c128 || nc == 8 ? 14 : sizeof(R) == 8 || core::is_complex_v<T> ? 13 : 11;
+    const bool tracked = nc == 32 ? warp_tracks_norms<DT, 32>() : nc == 16 && warp_tracks_norms<DT, 16>();
+    int sixteenths = sizeof(R) == 8 || core::is_complex_v<T> ? 13 : 11;
+    if (tracked) sixteenths = std::is_same_v<T, float> ? 8 : 11;
+    if (c128 || nc == 8) sixteenths = 14;
     static const bool any_fill = std::getenv("BATCHSVD_CUDA_WARP_ANY_FILL") != nullptr;
     if (16 * N < sixteenths * nc && !any_fill) return wp;
     const int rpl = M <= nc ? 1 : 2;
