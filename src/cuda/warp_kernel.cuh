@@ -5,17 +5,17 @@
 // N <= NC; zero beyond M and N) and row l of V_W. A round-robin step (core/ordering.hpp) pairs
 // the NC columns into P = NC / 2 disjoint pairs; the register positions of the pairs are
 // compile-time constants (see `slot` below), so the columns never leave the registers. Per
-// step every lane writes its rows' share of c = x^H y of every pair (and, at the steps that
-// sum them, of |x|^2 of every column) to shared memory; after one __syncwarp lane k + h P
-// (h = 0, 1) sums pair k's c over half of the team (and the squared norm of one of its two
-// columns over the whole team), and one shuffle with lane k + (1 - h) P completes them (a
-// transpose through shared memory: an xor reduce-scatter by shuffles needs a select per value
-// and round, which cost more than the arithmetic). Lanes k and k + P then hold bitwise equal
-// sums and compute pair k's rotation (core/rotation.hpp, the same formulas and test as every
-// other path); lane k publishes it in shared memory (double-buffered by step parity) and
-// every lane applies the step's rotations to its rows of W and V. Teams of 32 lanes (and complex64 teams of 16) track
-// the squared norms between exact sums (the W-cycle paper's eq. 6; warp_step says when they
-// are summed), so that most steps sum only the P dot products. There is no block barrier and no
+// step every lane writes its rows' share of c = x^H y of every pair (and, at the steps that sum
+// them, of |x|^2 of every column) to shared memory; after one __syncwarp lane k + h P (h = 0, 1)
+// sums pair k's c over half of the team (and the squared norm of one of its two columns over the
+// whole team), and one shuffle with lane k + (1 - h) P completes them (a transpose through shared
+// memory: an xor reduce-scatter by shuffles needs a select per value and round, which cost more
+// than the arithmetic). Lanes k and k + P then hold bitwise equal sums and compute pair k's
+// rotation (core/rotation.hpp, the same formulas and test as every other path); lane k publishes
+// it in shared memory (double-buffered by step parity) and every lane applies the step's rotations
+// to its rows of W and V. Teams of 32 lanes (and complex64 teams of 16) track the squared norms
+// between exact sums (the W-cycle paper's eq. 6; warp_step says when they are summed), so that
+// most steps sum only the P dot products. There is no block barrier and no
 // shared-memory traffic of columns: what the fused kernel (jacobi_kernel.cuh) streams through
 // shared memory on every step stays in registers. This is the W-cycle paper's section IV-B
 // idea (a group of lanes per column pair) turned around: the lanes split the rows, not the
@@ -256,16 +256,16 @@ template <class T> struct WarpTeam {
 /// Step J after the last register move of one team: sums, rotations, application. Returns
 /// true when the sweeps are over (converged, or max_steps reached).
 ///
-/// With warp_tracks_norms only c = x^H y is summed at every step; the squared norms are tracked (W-cycle paper eq. 6,
-/// core::rotate_norms: a - t|c|, b + t|c|) and summed exactly at the first step, once every
-/// NC - 1 steps (so that the rounding of the updates cannot build up over more than a sweep),
-/// and at the step after any pair's tracked norm lost accuracy (fell below an eighth: the
-/// rounding of a - t|c| relative to the result grows as it cancels). This is the
-/// one-dot-product-per-rotation scheme of the paper; the exact steps cost what every step
-/// cost before. The tracked norms follow their columns from pair to pair by two shuffles:
-/// slot q of a step is slot q - 1 of the next (core::round_robin_slot), so pair k's first
-/// column comes from pair k + 1's first (pair P - 1's second for the last pair) and its second
-/// from pair k - 1's second (pair 1's first for pair 0); slot 0 stays.
+/// With warp_tracks_norms only c = x^H y is summed at every step; the squared norms are tracked
+/// (W-cycle paper eq. 6, core::rotate_norms: a - t|c|, b + t|c|) and summed exactly at the first
+/// step, once every NC - 1 steps (so that the rounding of the updates cannot build up over more
+/// than a sweep), and at the step after any pair's tracked norm lost accuracy (fell below an
+/// eighth: the rounding of a - t|c| relative to the result grows as it cancels). This is the one-
+/// dot-product-per-rotation scheme of the paper; the exact steps cost what every step cost before.
+/// The tracked norms follow their columns from pair to pair by two shuffles: slot q of a step is
+/// slot q - 1 of the next (core::round_robin_slot), so pair k's first column comes from pair k +
+/// 1's first (pair P - 1's second for the last pair) and its second from pair k - 1's second (pair
+/// 1's first for pair 0); slot 0 stays.
 template <int NC, int RPL, int J, class T>
 __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
     using R = core::real_of_t<T>;
@@ -429,8 +429,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     int own_col;
     {
         T c;
-        R na, nb;
-        na = nb = 0;
+        R na = 0, nb = 0;
         detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, mask, true, c, na, nb);
         const int q = publisher ? k : NC - 1 - k;
         own_col = detail::slot<NC>(q, moved);
