@@ -158,6 +158,10 @@ __device__ __noinline__ void pair_gram_dmma(const T* X, index_t ldx, int rows, c
             }
         }
     }
+    // Leave with the warp converged: the caller's __syncthreads (bar.sync, an aligned barrier)
+    // needs every lane of a warp there together, and the lanes' own stores above may leave it
+    // diverged out of this non-inlined call (compute-sanitizer synccheck, session 14 call 9).
+    __syncwarp();
 }
 
 /// Q (W2 x W2, ld slot_g_ld<W2>) into the update's B fragments, plane by plane (real parts, then
@@ -247,6 +251,7 @@ __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const
             }
         }
     }
+    __syncwarp();  // the warp leaves converged (see pair_gram_dmma)
 }
 
 }  // namespace batchsvd::cuda::detail

@@ -357,7 +357,8 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 /// - warps 1..: every other 2x2 block of slot pairs (pi < pj), each the same block at every step;
 /// - Q <- Q J_s: every warp on its rows of Q in registers, or warps 1.. in shared memory.
 /// So the rotations' chain of divisions and roots runs beside the application of the previous
-/// step instead of before it. The rotations are those of the sequential order (each from G with
+/// step instead of before it. Warp 0 and the others meet at the same barriers from their own
+/// loops: block_barrier_unaligned, not __syncthreads. The rotations are those of the sequential order (each from G with
 /// the previous steps applied), bit for bit those of the earlier schemes below: a pair taken in
 /// the other orientation negates cot(2 phi) and the tangent exactly.
 /// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-12): every block
@@ -421,7 +422,7 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
         };
         GramRotation<T> rot = gram_rotation<T>(a, b, c, tol);
         publish(0, rot);
-        __syncthreads();
+        block_barrier_unaligned();
 #pragma unroll 1
         for (int s = 0; s + 1 < STEPS; ++s) {
             // The block's row and column pairs' rotations, and the new diagonal (rot.na, rot.nb
@@ -443,13 +444,13 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
             rot = gram_rotation<T>(a, b, c, tol);
             publish(s + 1, rot);
             if constexpr (qreg) qr.apply_step(rec, s & 1);
-            __syncthreads();
+            block_barrier_unaligned();
         }
-        __syncthreads();  // the last step (G is not needed after the sweep: Q only)
+        block_barrier_unaligned();  // the last step (G is not needed after the sweep: Q only)
         if constexpr (qreg) {
             qr.apply_step(rec, (STEPS - 1) & 1);
             qr.template store<LDG>(Q);
-            __syncthreads();
+            block_barrier_unaligned();
         }
         return;
     }
@@ -458,7 +459,7 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
     SlotBlock<T, W2, true> blk[BPT];
 #pragma unroll
     for (int k = 0; k < BPT; ++k) blk[k].init(slot_other_block<NP>(at + APPLY * k));
-    __syncthreads();  // step 0's rotations
+    block_barrier_unaligned();  // step 0's rotations
 #pragma unroll 1
     for (int s = 0; s < STEPS; ++s) {
         const RotationRecord<T>* rs = rec.buffer(s & 1);
@@ -482,11 +483,11 @@ __device__ void pair_eigen_sweep(T* G, T* Gb, T* Q, void* records, int* any,
                     rotate_columns_at<T, LDG>(Q, idx % W2, core::IndexPair{k & 0xff, (k >> 8) & 0xff}, r.tw, r.cs);
             }
         }
-        __syncthreads();
+        block_barrier_unaligned();
     }
     if constexpr (qreg) {
         qr.template store<LDG>(Q);
-        __syncthreads();
+        block_barrier_unaligned();
     }
 }
 

@@ -82,6 +82,14 @@ template <class T> struct JacobiParams {
 
 namespace detail {
 
+/// The block barrier of warp-specialised code, where warps reach it from different places in
+/// the kernel (pair_eigen_sweep: warp 0's rotation loop and the other warps' appliers' loop):
+/// PTX barrier.sync, which counts threads wherever they execute it. __syncthreads() is
+/// bar.sync, i.e. barrier.sync.aligned, which requires every thread of the block to execute the
+/// same barrier instruction (undefined otherwise; compute-sanitizer's synccheck reports it as
+/// a barrier error and aborts the kernel: session 14, call 8).
+__device__ __forceinline__ void block_barrier_unaligned() { __barrier_sync(0); }
+
 /// A warp shuffle of a real or complex value: `op` (a __shfl_*_sync of one real) applied to
 /// each real part.
 template <class T, class Op> __device__ __forceinline__ T shfl_parts(const T& v, Op op) {
