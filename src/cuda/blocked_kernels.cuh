@@ -358,9 +358,9 @@ __device__ __forceinline__ bool pair_needs_rotation(const T* G, const core::Tole
 /// - Q <- Q J_s: every warp on its rows of Q in registers, or warps 1.. in shared memory.
 /// So the rotations' chain of divisions and roots runs beside the application of the previous
 /// step instead of before it. Warp 0 and the others meet at the same barriers from their own
-/// loops: block_barrier_unaligned, not __syncthreads. The rotations are those of the sequential order (each from G with
-/// the previous steps applied), bit for bit those of the earlier schemes below: a pair taken in
-/// the other orientation negates cot(2 phi) and the tangent exactly.
+/// loops: block_barrier_unaligned, not __syncthreads. The rotations are those of the sequential
+/// order (each from G with the previous steps applied), bit for bit those of the earlier schemes
+/// below: a pair taken in the other orientation negates cot(2 phi) and the tangent exactly.
 /// History at 1000 x 256^2 float64 on the H100 (bench/NOTES.md, sessions 7-12): every block
 /// computed (both triangles) 352 ms; G's columns then its rows in two passes (three barriers)
 /// 410 ms; every warp computing all the step's rotations itself with G double-buffered (one

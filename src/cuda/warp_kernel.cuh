@@ -246,8 +246,7 @@ template <class T> struct WarpTeam {
     unsigned mask;
     bool need_v;
     R a = 0, b = 0;        ///< squared norms of the next step's pair lane mod P (tracked)
-    bool exact = true;     ///< the next step sums the squared norms instead of taking a, b
-    int since_exact = 0;   ///< steps since the last exact norms
+    int exact_in = 0;      ///< steps until the squared norms are summed again (0: the next)
     long long steps = 0;   ///< steps done
     int quiet = 0;         ///< consecutive steps without a rotation
     bool converged = false;
@@ -275,7 +274,7 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     constexpr bool track = warp_tracks_norms<T, NC>();
     T c;
     R na = t.a, nb = t.b;
-    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, track ? t.exact : true, c, na, nb);
+    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, !track || t.exact_in == 0, c, na, nb);
     // (gram_rotation computes the rotation before the test's outcome, on stand-ins for a pair
     // with a zero column or an exact zero dot product, as padding columns when N < NC: the
     // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
@@ -307,8 +306,7 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
         const R second_prev = __shfl_up_sync(mask, rot.nb, 1, P);   // pair k - 1's second
         t.a = k == 0 ? rot.na : k == P - 1 ? rot.nb : first_next;
         t.b = k == 0 ? first_next : second_prev;
-        t.since_exact = t.exact ? 1 : t.since_exact + 1;
-        t.exact = lost || t.since_exact >= warp_exact_every<NC>();
+        t.exact_in = lost ? 0 : t.exact_in == 0 ? warp_exact_every<NC>() - 1 : t.exact_in - 1;
     }
     ++t.steps;
     t.quiet = any ? 0 : t.quiet + 1;
