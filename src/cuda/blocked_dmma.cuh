@@ -177,11 +177,27 @@ template <int W2, int Threads, class T> __device__ __forceinline__ void pack_upd
     }
 }
 
+/// Loads and stores of the update, plain or marked as streaming (ld/st.global.cs, evict
+/// first), so that what the launch will not read again does not push out of the L2 cache what
+/// it will (the pair kernel: V_W, and W's stores).
+template <bool Stream, class T> __device__ __forceinline__ T update_load(const T* p) {
+    if constexpr (!Stream) return *p;
+    else if constexpr (core::is_complex_v<T>) {
+        const double2 v = __ldcs(reinterpret_cast<const double2*>(p));
+        return T(v.x, v.y);
+    } else return __ldcs(p);
+}
+template <bool Stream, class T> __device__ __forceinline__ void update_store(T* p, const T& x) {
+    if constexpr (!Stream) *p = x;
+    else if constexpr (core::is_complex_v<T>) __stcs(reinterpret_cast<double2*>(p), make_double2(x.real(), x.imag()));
+    else __stcs(p, x);
+}
+
 /// [Xi Xj] <- [Xi Xj] Q in place by DMMA, Q as pack_update_fragments left it. Each warp owns
 /// whole 8-row tiles (all the pair's columns read into registers before any is written), so
 /// warps never touch each other's rows and no barrier is needed. (Loading the next tile before
 /// the current tile's products measured 2-6% slower at most sizes: bench/NOTES.md, session 8.)
-template <int W2, int Threads, class T, class Col>
+template <int W2, int Threads, bool StreamLoads = false, bool StreamStores = false, class T, class Col>
 __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const Col col, const double* Bq) {
     constexpr bool cplx = core::is_complex_v<T>;
     constexpr int NT = W2 / 8, NK = W2 / 4, CH = cplx && W2 == 64 ? 1 : cplx ? 2 : 4;  // column tiles at a time
@@ -203,7 +219,7 @@ __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const
 #pragma unroll
         for (int kk = 0; kk < NK; ++kk) {
             const int h = 4 * kk < NB ? 0 : 1, l = 4 * kk + q - h * NB;
-            a[kk] = (r < rows && l < wa[h]) ? xa[h][r + index_t(l) * ld] : zero;
+            a[kk] = (r < rows && l < wa[h]) ? update_load<StreamLoads>(&xa[h][r + index_t(l) * ld]) : zero;
         }
 #pragma unroll
         for (int n0 = 0; n0 < NT; n0 += CH) {
@@ -244,9 +260,9 @@ __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const
                     for (int e = 0; e < 2; ++e) {
                         const int h = 8 * (n0 + n) < NB ? 0 : 1, l = 8 * (n0 + n) + 2 * q + e - h * NB;
                         if (l >= wa[h]) continue;
-                        T& x = xa[h][r + index_t(l) * ld];
-                        if constexpr (cplx) x = T(acc[n][0][e], acc[n][1][e]);
-                        else x = acc[n][0][e];
+                        T* const x = &xa[h][r + index_t(l) * ld];
+                        if constexpr (cplx) update_store<StreamStores>(x, T(acc[n][0][e], acc[n][1][e]));
+                        else update_store<StreamStores>(x, acc[n][0][e]);
                     }
             }
         }

@@ -11,6 +11,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/lagged_count.hpp"
 
 namespace batchsvd::cuda {
 
@@ -128,7 +129,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     DeviceBuffer<R> norms(batch * c.norms, stream);
     DeviceBuffer<int> ints(batch * c.ints, stream);
     DeviceBuffer<DT> scratch(batch * c.scratch, stream);
-    DeviceBuffer<int> active(1, stream);
+    DeviceBuffer<int> active(2, stream);
     BATCHSVD_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, batch * sizeof(BlockedState), stream));
 
     BlockedParams<DT> p{};
@@ -144,14 +145,13 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.phases = blocked_phases_from_env();
 
     load_working_matrices(p, stream);
-    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem<DT>(nb);
     const auto split_kernel =
         nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem);
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
-    const unsigned end_blocks = unsigned((batch + 255) / 256);
+    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
     p.split = blocked_split(split_kernel, smem, pairs, gy, M);
     const auto pair_kernel = p.split > 1 ? split_kernel
                              : nb == 16  ? configured_pair_kernel<DT, 16, true>(smem)
@@ -168,23 +168,28 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     config.stream = stream;
     config.attrs = &cluster;
     config.numAttrs = p.split > 1 ? 1 : 0;  // a plain launch when a pair has one block
+    const unsigned end_blocks = unsigned((batch + 255) / 256);
+    // Sweep s + 1 is enqueued before the host waits for sweep s's count of matrices still
+    // iterating, so that the device does not idle while the host decides; when the count says
+    // that every matrix has stopped, the sweep already enqueued finds them all masked (its
+    // blocks return at once) and its end counts nothing.
+    LaggedCount still(active.get(), stream);
     for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
         for (int step = 0; step < steps; ++step) {
             BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
             BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
         }
-        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(active.get(), 0, sizeof(int), stream));
-        blocked_sweep_end_kernel<<<end_blocks, 256, 0, stream>>>(state.get(), batch, q.max_sweeps, active.get());
+        still.reset(sweep);
+        blocked_sweep_end_kernel<<<end_blocks, 256, 0, stream>>>(state.get(), batch, q.max_sweeps, still.device(sweep));
         BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
-        int still = 0;
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(&still, active.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
-        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
-        if (still == 0) break;
+        still.push(sweep);
+        if (sweep > 0 && still.value(sweep - 1) == 0) break;
     }
 
     const unsigned fin_blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
+    still.drain();
 }
 
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \

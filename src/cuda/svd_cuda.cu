@@ -315,27 +315,34 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
 }
 
 /// Block width of the blocked path for N columns and a batch: Options::block_width when set,
-/// else the measured rule (H100, session 8, `block_widths.csv`): 32-column blocks halve the
-/// round-robin steps, so the passes over W and V, but their 64 x 64 eigensolver costs more:
-/// they win from order 176 in float64 (16 columns: 79 against 93 ms at 160; 32: 117 against
-/// 135 at 192, 260 against 320 at 256) and from 112 in float32 and complex64 (26.0 against
-/// 28.9 ms at 128 in float32, 47.8 against 50.1 in complex64; 16 faster at 96), never in
-/// complex128 (16 columns 72.8 against 102 ms at 128, 525 against 700 at 256; session 11,
-/// one matrix: 90.6 against 161 ms at 1024, 443 against 674 at 2048), and only while the
-/// batch's 32-column pairs, each split over up to 8 blocks of a cluster (blocked_path.cu), give
-/// every SM one (batch x ceil(N / 64) x 8 >= SMs). Session 11, float64, H100, 16 against 32
-/// columns: 1 x 1024^2 51.9 against 70.6 ms (16 pairs: 16 wins), 1 x 2048^2 325 against 282,
-/// 4 x 1024^2 145 against 125, 10 x 768^2 113 against 94, 20 x 512^2 64.4 against 54.5,
-/// 1 x 4096^2 2184 against 1536 (before the split, 16 columns won at 10 x 768^2 and
-/// 1 x 1024^2 with the rule batch x ceil(N / 64) >= 2 x SMs). In single precision 32-column
-/// blocks lose more orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u
-/// against 14.1u with 16 columns; 18.4u against 11.1u at 256^2; `square.csv`), so beyond order
-/// 512, where they were not measured, float32 and complex64 keep 16 (16.6u at 1000^2).
+/// else the measured rule (H100, 1000 square matrices, session 15, `c2_table.csv` and
+/// `c3_table.csv`; session 8's `block_widths.csv` and session 11 for the large orders).
+/// 32-column blocks halve the round-robin steps, so the passes over W and V and the
+/// eigensolver's dependent inner steps (6 x 63 a sweep against 28 x 31 at 128^2), but each
+/// inner step costs four times the work, and an odd block count leaves one pair of every step
+/// with a phantom partner (half a launch idle at 3 blocks). So 32 wins where ceil(N / 32) is
+/// even (float64 64^2 3.86 against 4.46 ms, 128^2 22.1 against 28.1, 112^2 20.8 against 24.1;
+/// float32 64^2 2.67 against 4.81; complex64 48^2 4.58 against 7.43), 16 where it is odd
+/// (float64 96^2 12.7 against 18.2, 144^2 46.7 against 53.6, 160^2 53.7 against 57.8; float32
+/// 96^2 12.7 against 14.4), and 32 always from order 176 in float64 (65.8 against 81.7 ms at
+/// 176; session 8: 260 against 320 at 256) and from 112 in float32 and complex64 (float32
+/// 160^2 48.2 against 61.3). complex128 keeps 16 (128^2 60.5 against 62.4 ms, 48^2 7.5
+/// against 9.3; session 11, one matrix: 90.6 against 161 ms at 1024). 32 also only while the
+/// batch's 32-column pairs, each split over up to 8 blocks of a cluster (blocked_path.cu),
+/// give every SM one (batch x ceil(N / 64) x 8 >= SMs). Session 11, float64, H100, 16 against
+/// 32 columns: 1 x 1024^2 51.9 against 70.6 ms (16 pairs: 16 wins), 1 x 2048^2 325 against
+/// 282, 4 x 1024^2 145 against 125, 10 x 768^2 113 against 94, 20 x 512^2 64.4 against 54.5,
+/// 1 x 4096^2 2184 against 1536. In single precision 32-column blocks lose more orthogonality
+/// on graded matrices (geo, kappa 1e5, worst e1-e4 at 1000 x 512^2 float32 22.7u against
+/// 14.1u with 16 columns; 18.4u against 11.1u at 256^2; `square.csv`), so beyond order 512,
+/// where they were not measured, float32 and complex64 keep 16 (16.6u at 1000^2).
 template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
     if (opts.block_width > 0) return blocked_block_width(opts.block_width);
-    const index_t from = std::is_same_v<T, double> ? 176 : std::is_same_v<T, std::complex<double>> ? 0 : 112;
+    if constexpr (std::is_same_v<T, std::complex<double>>) return 16;
+    const index_t always = std::is_same_v<T, double> ? 176 : 112;
     const index_t upto = std::is_same_v<real_t<T>, float> ? 512 : index_t(1) << 40;
-    if (from == 0 || N < from || N > upto) return 16;
+    const bool even_blocks = ((N + 31) / 32) % 2 == 0;
+    if (N > upto || (N < always && !even_blocks)) return 16;
     return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
@@ -376,20 +383,24 @@ struct Route {
     Plan plan;      ///< Path::fused
 };
 /// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
-/// in double precision) is faster, by measurement (H100, 1000 square matrices, session 8's
-/// `fused_vs_blocked.csv`, `complex128_final.csv`): float64 at orders 57-64 (four 16-column
-/// blocks: 6.2 against 7.6 ms at 64) and from 81 (17.3 against 23.9 ms at 88, 33.3 against
-/// 42.2 at 112; the fused kernel is faster at 72 and 80, five blocks, one idle pair a step);
-/// float32 from 81 (fused faster at 64, blocked at 96 and 128: 14.5 against 17.9 ms, 26.0
-/// against 50.2); complex64 from 64 (9.7 against 11.0 ms at 64, 24.9 against 25.8 at 96);
-/// complex128 from 48 (on the tensor cores: 8.8 against 10.0 ms at 48, 11.2 against 16.9 at
-/// 64, a tie at 84, 29.7 against 29.0). Measured on square matrices, so applied only within
-/// a quarter of square (M <= 5N/4).
+/// in double precision) is faster, by measurement (H100, 1000 square matrices, session 15,
+/// `c2_table.csv`, `c3_table.csv`; the blocked path with block_width_for's width):
+/// float64 from order 48 (48^2 3.46 against 3.57 ms, 56^2 3.64 against 5.63, 64^2 3.86
+/// against 7.41, 72^2 9.95 against 10.2, 80^2 11.0 against 13.1, 96^2 12.7 against 29.0;
+/// fused at 44, 3.15 against 3.32); float32 from 53 to 64 (56^2 2.51 against 3.38 ms, 64^2
+/// 2.67 against 5.33; fused at 48, 2.10 against 2.42) and from 89 (96^2 12.7 against 17.7;
+/// fused at 72-88: 88^2 10.5 against 12.2); complex64 from 48 to 64 (48^2 4.58 against 6.80
+/// ms, 64^2 4.73 against 10.9; fused at 40, 3.28 against 4.40) and from 89 (96^2 21.5
+/// against 25.6; a tie at 88, fused at 72 and 80: 9.1 against 18.7); complex128 from 48
+/// (7.49 against 9.85 ms, 64^2 8.97 against 16.7, 80^2 22.7 against 25.2). Where blocks of
+/// 32 columns fit evenly (block_width_for) the blocked path wins early; at 65-88 columns in
+/// single precision its three-block or five-block sweeps leave pairs idle. Measured on square
+/// matrices, so applied only within a quarter of square (M <= 5N/4).
 template <class T> bool blocked_beats_fused(index_t M, index_t N) {
     if (4 * M > 5 * N) return false;
-    if constexpr (std::is_same_v<T, double>) return (N > 56 && N <= 64) || N > 80;
-    else if constexpr (std::is_same_v<T, float>) return N > 80;
-    else if constexpr (std::is_same_v<T, std::complex<float>>) return N >= 64;
+    if constexpr (std::is_same_v<T, double>) return N >= 48;
+    else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return (N >= 48 && N <= 64) || N > 88;
     else return N >= 48;
 }
 
