@@ -197,7 +197,7 @@ template <bool Stream, class T> __device__ __forceinline__ void update_store(T* 
 /// whole 8-row tiles (all the pair's columns read into registers before any is written), so
 /// warps never touch each other's rows and no barrier is needed. (Loading the next tile before
 /// the current tile's products measured 2-6% slower at most sizes: bench/NOTES.md, session 8.)
-template <int W2, int Threads, bool StreamLoads = false, bool StreamStores = false, class T, class Col>
+template <int W2, int Threads, bool StreamLoads, bool StreamStores, class T, class Col>
 __device__ __noinline__ void pair_update_dmma(T* X, index_t ldx, int rows, const Col col, const double* Bq) {
     constexpr bool cplx = core::is_complex_v<T>;
     constexpr int NT = W2 / 8, NK = W2 / 4, CH = cplx && W2 == 64 ? 1 : cplx ? 2 : 4;  // column tiles at a time

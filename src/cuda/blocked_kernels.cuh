@@ -72,7 +72,6 @@ inline constexpr int kBlockedAllPhases = 7;
 
 inline constexpr int kBlockedThreads = 256;
 
-
 /// Register tiling of the pair kernel for a pair width W2 = 2 NB (32 or 64).
 /// Update [Xi Xj] <- [Xi Xj] Q: warp w computes output columns [w KC, (w + 1) KC), lane l rows
 /// l + 32 e (e < RE) of each row tile: RE x KC = 16 products per thread, each tile element

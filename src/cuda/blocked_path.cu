@@ -129,7 +129,6 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     DeviceBuffer<R> norms(batch * c.norms, stream);
     DeviceBuffer<int> ints(batch * c.ints, stream);
     DeviceBuffer<DT> scratch(batch * c.scratch, stream);
-    DeviceBuffer<int> active(2, stream);
     BATCHSVD_CUDA_CHECK(cudaMemsetAsync(state.get(), 0, batch * sizeof(BlockedState), stream));
 
     BlockedParams<DT> p{};
@@ -145,13 +144,14 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.phases = blocked_phases_from_env();
 
     load_working_matrices(p, stream);
+    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem<DT>(nb);
     const auto split_kernel =
         nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem);
     const int steps = core::round_robin_steps(p.nblk);
     const unsigned pairs = unsigned(core::round_robin_pairs(p.nblk));
-    const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
+    const unsigned end_blocks = unsigned((batch + 255) / 256);
     p.split = blocked_split(split_kernel, smem, pairs, gy, M);
     const auto pair_kernel = p.split > 1 ? split_kernel
                              : nb == 16  ? configured_pair_kernel<DT, 16, true>(smem)
@@ -168,12 +168,12 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     config.stream = stream;
     config.attrs = &cluster;
     config.numAttrs = p.split > 1 ? 1 : 0;  // a plain launch when a pair has one block
-    const unsigned end_blocks = unsigned((batch + 255) / 256);
     // Sweep s + 1 is enqueued before the host waits for sweep s's count of matrices still
     // iterating, so that the device does not idle while the host decides; when the count says
     // that every matrix has stopped, the sweep already enqueued finds them all masked (its
-    // blocks return at once) and its end counts nothing.
-    LaggedCount still(active.get(), stream);
+    // blocks return at once) and its end counts nothing. The last count is waited for when
+    // `still` goes out of scope, after the finalisation is enqueued.
+    LaggedCount still(stream);
     for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
         for (int step = 0; step < steps; ++step) {
             BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
@@ -189,7 +189,6 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     const unsigned fin_blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
-    still.drain();
 }
 
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \

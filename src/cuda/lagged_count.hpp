@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include "cuda/check.hpp"
+#include "cuda/device_buffer.hpp"
 
 namespace batchsvd::cuda {
 
@@ -44,15 +45,20 @@ private:
 };
 
 /// Counts of sweeps s = 0, 1, ...: count(s) lands in a device int that the caller's kernel
-/// fills (device(s)); push(s) enqueues its copy to the host; value(s) waits for it. Two slots,
-/// so value(s) must be read before push(s + 2). drain() waits for the last push: the host
-/// block is the thread's, and a copy still in flight on this stream must not land in a later
-/// solve's slot.
+/// fills (device(s), zeroed by reset(s)); push(s) enqueues its copy to the host; value(s)
+/// waits for it. Two slots, so value(s) must be read before push(s + 2). The destructor waits
+/// for the last push (also when a solve is left by an exception): the host block is the
+/// thread's, and a copy still in flight must not land in a later solve's slot.
 class LaggedCount {
 public:
-    LaggedCount(int* device_pair, cudaStream_t stream)
-        : dev_(device_pair), host_(PinnedInts::for_this_thread()), stream_(stream) {}
-    int* device(int s) const { return dev_ + (s & 1); }
+    explicit LaggedCount(cudaStream_t stream)
+        : dev_(2, stream), host_(PinnedInts::for_this_thread()), stream_(stream) {}
+    LaggedCount(const LaggedCount&) = delete;
+    LaggedCount& operator=(const LaggedCount&) = delete;
+    ~LaggedCount() {
+        if (last_ >= 0) (void)cudaEventSynchronize(done_[last_ & 1].get());
+    }
+    int* device(int s) const { return dev_.get() + (s & 1); }
     /// Zero the device slot of sweep s (before the kernel that counts into it).
     void reset(int s) const { BATCHSVD_CUDA_CHECK(cudaMemsetAsync(device(s), 0, sizeof(int), stream_)); }
     void push(int s) {
@@ -64,12 +70,9 @@ public:
         BATCHSVD_CUDA_CHECK(cudaEventSynchronize(done_[s & 1].get()));
         return host_[s & 1];
     }
-    void drain() const {
-        if (last_ >= 0) (void)value(last_);
-    }
 
 private:
-    int* dev_;
+    DeviceBuffer<int> dev_;
     int* host_;
     cudaStream_t stream_;
     int last_ = -1;
