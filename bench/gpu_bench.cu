@@ -22,7 +22,8 @@
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
 //   with block width NB (f64:1000:119:119:b16), fused forces the unblocked kernels (the fused
 //   one where the warp and tiny kernels do not fit; f64:1000:64:64:fused), qr forces QR
-//   pre-processing and noqr turns it off (f64:1000:1000:16:qr); "max:BATCH" runs the largest
+//   pre-processing and noqr turns it off (f64:1000:1000:16:qr), pre forces the blocked path's
+//   preconditioning (Options::precondition) and nopre turns it off; "max:BATCH" runs the largest
 //   fused square of each precision, in the fused kernel.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
@@ -417,7 +418,8 @@ double worst_in_u(const batchsvd::testing::Errors& e, double u) {
 }
 
 template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t batch, int nb = 0,
-                                batchsvd::QrMode qr = batchsvd::QrMode::automatic) {
+                                batchsvd::QrMode qr = batchsvd::QrMode::automatic,
+                                batchsvd::PreconditionMode pre = batchsvd::PreconditionMode::automatic) {
     using S = Solver<T>;
     using D = typename S::D;
     using R = real_t<T>;
@@ -443,6 +445,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         opts.variant = batchsvd::JacobiVariant::unblocked;
     }
     opts.qr = qr;
+    opts.precondition = pre;
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;
@@ -1032,7 +1035,8 @@ int main(int argc, char** argv) {
                 continue;
             }
             if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr" ||
-                                                     f[4] == "noqr" || f[4] == "fused"))) {
+                                                     f[4] == "noqr" || f[4] == "fused" || f[4] == "pre" ||
+                                                     f[4] == "nopre"))) {
                 std::cerr << "bad case " << item << "\n";
                 continue;
             }
@@ -1044,10 +1048,14 @@ int main(int argc, char** argv) {
                                                                           : batchsvd::QrMode::automatic;
             const int nb = f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1)
                            : f.size() == 5 && f[4] == "fused" ? -1 : 0;
-            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb, qr));
-            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb, qr));
-            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb, qr));
-            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch, nb, qr));
+            const batchsvd::PreconditionMode pre = f.size() == 5 && f[4] == "pre" ? batchsvd::PreconditionMode::always
+                                                   : f.size() == 5 && f[4] == "nopre"
+                                                       ? batchsvd::PreconditionMode::never
+                                                       : batchsvd::PreconditionMode::automatic;
+            if (f[0] == "f32") rows.push_back(run_case<float>(env, m, n, batch, nb, qr, pre));
+            else if (f[0] == "f64") rows.push_back(run_case<double>(env, m, n, batch, nb, qr, pre));
+            else if (f[0] == "c64") rows.push_back(run_case<std::complex<float>>(env, m, n, batch, nb, qr, pre));
+            else if (f[0] == "c128") rows.push_back(run_case<std::complex<double>>(env, m, n, batch, nb, qr, pre));
             else std::cerr << "bad precision " << f[0] << "\n";
             if (!rows.empty())  // as it comes, so that a run cut short still shows its cases
                 std::cerr << "  " << rows.back().precision << " ours " << rows.back().ours

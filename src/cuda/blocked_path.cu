@@ -12,6 +12,7 @@
 #include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/lagged_count.hpp"
+#include "cuda/precondition.hpp"
 
 namespace batchsvd::cuda {
 
@@ -117,7 +118,7 @@ template <class DT, int NB, bool Batch> auto configured_pair_kernel(std::size_t 
 
 }  // namespace
 
-template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream) {
+template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStream_t stream) {
     using R = core::real_of_t<DT>;
     const index_t M = q.M, N = q.N, batch = q.batch;
     if (nb != 16 && nb != 32)
@@ -144,6 +145,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
     p.phases = blocked_phases_from_env();
 
     load_working_matrices(p, stream);
+    if (precondition) precondition_working_matrices(p, stream);
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem<DT>(nb);
@@ -192,7 +194,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStre
 }
 
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \
-    template void run_blocked<DT>(const JacobiParams<DT>&, int, cudaStream_t);         \
+    template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, cudaStream_t);         \
     template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
 BATCHSVD_BLOCKED_INSTANTIATE_(float)
 BATCHSVD_BLOCKED_INSTANTIATE_(double)

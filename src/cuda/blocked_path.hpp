@@ -24,8 +24,9 @@ std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw, std::siz
 template <class DT> void load_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream);
 
 /// Runs the blocked Jacobi solve for q (the fused kernel's parameters: input, outputs, shape,
-/// tolerance). Waits once per sweep for the count of matrices still iterating, one sweep late
-/// (lagged_count.hpp: sweep s + 1 is already enqueued), and at the end for the last count.
-template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, cudaStream_t stream);
+/// tolerance), from W V0 instead of W when `precondition` (precondition.hpp). Waits once per
+/// sweep for the count of matrices still iterating, one sweep late (lagged_count.hpp: sweep
+/// s + 1 is already enqueued), and at the end for the last count.
+template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda

@@ -8,6 +8,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
+#include "cuda/precondition.hpp"
 #include "cuda/qr_kernels.cuh"
 #include "cuda/svd_cuda.hpp"
 
@@ -33,9 +34,10 @@ std::size_t qr_panel_smem_limit() {
 
 std::size_t qr_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
                                std::size_t rsize) {
-    // The SVD of R (N x N) may take the blocked path, whose workspace comes on top.
-    return qr_elements(M, N) * tsize + sizeof(BlockedState) +
-           blocked_workspace_bytes(N, N, need_vw, tsize, rsize);
+    // The SVD of R (N x N) may take the blocked path, whose workspace (and its preconditioner's,
+    // Options::precondition) comes on top.
+    return qr_elements(M, N) * tsize + sizeof(BlockedState) + blocked_workspace_bytes(N, N, need_vw, tsize, rsize) +
+           precondition_workspace_bytes(N, N, tsize);
 }
 
 template <class T> void run_qr(const JacobiParams<device_scalar_t<T>>& q, const Options& opts, cudaStream_t stream) {

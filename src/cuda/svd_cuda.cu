@@ -17,6 +17,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
 #include "cuda/jacobi_kernel.cuh"
+#include "cuda/precondition.hpp"
 #include "cuda/qr_path.hpp"
 #include "cuda/tiny_kernel.cuh"
 #include "cuda/warp_path.hpp"
@@ -346,6 +347,27 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
+/// Whether the blocked path starts from a single-precision eigenbasis of W^H W
+/// (precondition.hpp): as Options::precondition says, and under `automatic` where it measured
+/// faster. H100, session 16 call 1 (bench/results/h100/2026-11-25-s16/c1_probe.csv, the
+/// pipeline around the library in the same run as the library alone): float64 1000 x 128^2
+/// 22.0 -> 16.5 ms (9.7 -> 4.0 sweeps), 1000 x 256^2 157 -> 92 (11.2 -> 5.1), 50 x 512^2 91.6 ->
+/// 59.5 (13.8 -> 5.9). The eigensolve's cost grows as N^3 and it was measured on square
+/// batches of 50 and more only, so automatic takes float64 from order 128 to 512, within a
+/// quarter of square, batches of 50 or more.
+template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
+    if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
+    return std::is_same_v<T, double> && N >= 128 && N <= 512 && 4 * M <= 5 * N && batch >= 50;
+}
+
+/// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
+/// may run (for a batch that allows it: the callers size chunks by this).
+template <class T> std::size_t blocked_bytes(index_t M, index_t N, bool need_vw, const Options& opts) {
+    std::size_t bytes = blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    if (use_precondition<T>(M, N, index_t(1) << 40, opts)) bytes += precondition_workspace_bytes(M, N, sizeof(T));
+    return bytes;
+}
+
 /// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
 /// many chunks of the batch as its workspace needs.
 template <class T>
@@ -354,11 +376,12 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
                     const Options& opts, bool need_vw, cudaStream_t stream) {
     if (std::max(m, n) > INT_MAX / 2 || std::min(m, n) > (1 << 20))
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
-    const std::size_t per = blocked_workspace_bytes(std::max(m, n), std::min(m, n), need_vw,
-                                                    sizeof(T), sizeof(real_t<T>));
-    const int nb = block_width_for<T>(opts, std::min(m, n), batch);
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    const std::size_t per = blocked_bytes<T>(M, N, need_vw, opts);
+    const int nb = block_width_for<T>(opts, N, batch);
+    const bool pre = use_precondition<T>(M, N, batch, opts);  // the batch's, for every chunk alike
     over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
-        run_blocked(p, nb, stream);
+        run_blocked(p, nb, pre, stream);
     });
 }
 
@@ -540,7 +563,7 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
     if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
     const Path path = route<T>(m, n, 1, opts).path;
     if (path == Path::qr) bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
-    if (path == Path::blocked) bytes += blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    if (path == Path::blocked) bytes += blocked_bytes<T>(M, N, need_vw, opts);
     return bytes;
 }
 
@@ -657,7 +680,9 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
         case Path::qr: return "qr";
         case Path::tiny: return "tiny";
         case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
-        case Path::blocked: return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch));
+        case Path::blocked:
+            return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch)) +
+                   (use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts) ? " pre" : "");
         case Path::fused: break;
     }
     return "fused G" + std::to_string(r.plan.G) + " team" + std::to_string(r.plan.team_threads) + "x" +

@@ -1,0 +1,45 @@
+// cuBLAS and cuSOLVER handles for the CUDA backend's library calls (precondition.cu), from a
+// process-wide pool per device: a call takes a set for its duration (LibraryHandles) and gives
+// it back, so that handles, which take milliseconds to create, are made once per concurrent
+// caller rather than once per call, and concurrent host threads never share one. The pool is
+// never destroyed: handles left at exit are released with the process, since destroying them
+// from a static destructor could run after the CUDA runtime has shut down.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+namespace batchsvd::cuda {
+
+struct HandleSet {
+    cublasHandle_t blas = nullptr;
+    cusolverDnHandle_t solver = nullptr;
+    cusolverDnParams_t params = nullptr;
+};
+
+/// A handle set of the current device, bound to `stream` (cuBLAS in its default math mode,
+/// set explicitly: products at least as precise as their type, so no TF32 for float), held
+/// until the destructor gives it back to the pool.
+class LibraryHandles {
+public:
+    explicit LibraryHandles(cudaStream_t stream);
+    ~LibraryHandles();
+    LibraryHandles(const LibraryHandles&) = delete;
+    LibraryHandles& operator=(const LibraryHandles&) = delete;
+    const HandleSet& get() const { return set_; }
+
+private:
+    int device_ = 0;
+    HandleSet set_;
+};
+
+/// Throws batchsvd::Error (device_error, or out_of_memory for allocation failures) naming the
+/// call, for a failed cuBLAS or cuSOLVER status.
+void check_cublas(cublasStatus_t s, const char* what);
+void check_cusolver(cusolverStatus_t s, const char* what);
+
+}  // namespace batchsvd::cuda
+
+#define BATCHSVD_CUBLAS_CHECK(call) ::batchsvd::cuda::check_cublas((call), #call)
+#define BATCHSVD_CUSOLVER_CHECK(call) ::batchsvd::cuda::check_cusolver((call), #call)
