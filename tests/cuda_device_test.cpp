@@ -550,27 +550,65 @@ TYPED_TEST(CudaDevice, PreconditionedNeedsFewerSweeps) {
     EXPECT_TRUE(again.s == first.s && again.u == first.u && again.v == first.v);
 }
 
-/// The automatic choice: float64 batches of 50 or more, orders 128-512 within a quarter of
-/// square; never for single precision, complex types, small batches or orders outside; never
-/// when turned off; always when asked, for any shape the blocked path takes.
+/// The path's name says " pre" exactly when the rule (CudaPreconditionRule below) takes the
+/// preconditioning, and only on the blocked path; always and never as asked.
 TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     SKIP_WITHOUT_CUDA("solve_path reads the device");
     using T = TypeParam;
-    const bool f64 = std::is_same_v<T, double>;
     const auto pre = [](const std::string& path) { return path.size() > 4 && path.substr(path.size() - 4) == " pre"; };
-    EXPECT_EQ(pre(cuda::solve_path<T>(256, 256, 1000, {})), f64);
-    EXPECT_EQ(pre(cuda::solve_path<T>(128, 128, 50, {})), f64);
-    EXPECT_EQ(pre(cuda::solve_path<T>(512, 450, 50, {})), f64);
-    EXPECT_EQ(pre(cuda::solve_path<T>(450, 512, 50, {})), f64);
-    EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 49, {})));
-    EXPECT_FALSE(pre(cuda::solve_path<T>(96, 96, 1000, {})));
-    EXPECT_FALSE(pre(cuda::solve_path<T>(600, 600, 100, {})));
-    EXPECT_FALSE(pre(cuda::solve_path<T>(400, 256, 1000, {})));
     Options never;
     never.precondition = PreconditionMode::never;
-    EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
+    for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{256, 256, 1000}, {128, 128, 50}, {512, 450, 50},
+                               {450, 512, 50}, {256, 256, 49}, {96, 96, 1000}, {600, 600, 100}, {400, 256, 1000},
+                               {200, 200, 1000}, {32, 32, 1000}})
+        for (const Options& o : {Options{}, never, preconditioned()}) {
+            const std::string path = cuda::solve_path<T>(m, n, batch, o);
+            SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " batch " + std::to_string(batch) + ": " + path);
+            EXPECT_EQ(pre(path), path.rfind("blocked", 0) == 0 && cuda::preconditions<T>(m, n, batch, o));
+        }
+    EXPECT_TRUE(pre(cuda::solve_path<T>(256, 256, 1000, preconditioned())));
     EXPECT_TRUE(pre(cuda::solve_path<T>(40, 33, 3, preconditioned())));
     EXPECT_TRUE(pre(cuda::solve_path<T>(700, 200, 1, preconditioned())));
+    EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
+}
+
+/// The automatic rule by precision, order, shape and batch (svd_cuda.cu's use_precondition,
+/// session 16's measured wins), and the option's always and never. Host logic: runs without a
+/// device.
+TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
+    const Options a{};
+    Options always, never;
+    always.precondition = PreconditionMode::always;
+    never.precondition = PreconditionMode::never;
+    // float64: orders 128-512, batches of 50 or more, within a quarter of square (wide too)
+    EXPECT_TRUE(cuda::preconditions<double>(256, 256, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(128, 128, 50, a));
+    EXPECT_TRUE(cuda::preconditions<double>(512, 450, 50, a));
+    EXPECT_TRUE(cuda::preconditions<double>(450, 512, 50, a));
+    EXPECT_FALSE(cuda::preconditions<double>(256, 256, 49, a));
+    EXPECT_FALSE(cuda::preconditions<double>(96, 96, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(64, 64, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(513, 513, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(400, 256, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(256, 256, 1000, never));
+    // complex: orders 128-256
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(128, 128, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(256, 256, 50, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(300, 300, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(96, 96, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(128, 128, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(256, 256, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(257, 257, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(256, 256, 10, a));
+    // float32: orders 192-256
+    EXPECT_TRUE(cuda::preconditions<float>(256, 256, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<float>(192, 192, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<float>(128, 128, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<float>(300, 300, 1000, a));
+    // asked for: any order, shape and batch
+    EXPECT_TRUE(cuda::preconditions<float>(40, 33, 3, always));
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(700, 200, 1, always));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(256, 256, 1000, never));
 }
 
 // ---- QR pre-processing (Options::qr = always) ------------------------------------------------

@@ -27,8 +27,13 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
 int tiny_max_order();
 
 /// The path the CUDA backend takes for an m x n batch with these options (for benchmarks and
-/// tools): "tiny", "warp ncN rplR", "fused G.. team..", "blocked nbN" or "qr".
+/// tools): "tiny", "warp ncN rplR", "fused G.. team..", "blocked nbN" (with " pre" when
+/// preconditioned) or "qr".
 template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts);
+
+/// Whether the blocked path, when it solves this m x n batch, starts from a single-precision
+/// eigenbasis (Options::precondition and its automatic rule; no device is needed to ask).
+template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts);
 
 /// Largest n such that an n x n matrix of T fits the fused kernel on the current device.
 template <class T> index_t largest_fused_square(bool need_v);

@@ -349,15 +349,23 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
 
 /// Whether the blocked path starts from a single-precision eigenbasis of W^H W
 /// (precondition.hpp): as Options::precondition says, and under `automatic` where it measured
-/// faster. H100, session 16 call 1 (bench/results/h100/2026-11-25-s16/c1_probe.csv, the
-/// pipeline around the library in the same run as the library alone): float64 1000 x 128^2
-/// 22.0 -> 16.5 ms (9.7 -> 4.0 sweeps), 1000 x 256^2 157 -> 92 (11.2 -> 5.1), 50 x 512^2 91.6 ->
-/// 59.5 (13.8 -> 5.9). The eigensolve's cost grows as N^3 and it was measured on square
-/// batches of 50 and more only, so automatic takes float64 from order 128 to 512, within a
-/// quarter of square, batches of 50 or more.
+/// faster. H100, session 16 (bench/results/h100/2026-11-25-s16/, calls 2 and 3, the same
+/// binary with it on and off; ms, mean sweeps): float64 1000 x 256^2 96.1 against 157.3
+/// (5.1 against 11.4 sweeps), 1000 x 128^2 18.6 against 22.0, 50 x 512^2 63.4 against 91.3,
+/// but 1000 x 96^2 12.5 against 12.9, 1000 x 64^2 5.9 against 3.8 and 10 x 512^2 47.4 against
+/// 34.4 (the eigensolve of 10 matrices of 512^2 costs about what 50 do); complex128 1000 x 128^2
+/// 34.7 against 60.3, 256^2 227 against 453; complex64 128^2 25.2 against 30.0, 256^2 162
+/// against 240; float32 256^2 82.5 against 132.7, but 128^2 16.9 against 16.9. The rule takes
+/// the measured wins, batches of 50 or more, within a quarter of square (all measured on
+/// squares): float64 orders 128-512, complex128 and complex64 128-256, float32 192-256 (the
+/// tie at 128 and the win at 256 split). Larger orders were measured only for float64 (one
+/// 1024^2: 36.5 against 47.8 ms) and stay off.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
     if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
-    return std::is_same_v<T, double> && N >= 128 && N <= 512 && 4 * M <= 5 * N && batch >= 50;
+    if (batch < 50 || 4 * M > 5 * N) return false;
+    if constexpr (std::is_same_v<T, double>) return N >= 128 && N <= 512;
+    else if constexpr (std::is_same_v<T, float>) return N >= 192 && N <= 256;
+    else return N >= 128 && N <= 256;
 }
 
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
@@ -689,6 +697,10 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
            std::to_string(r.plan.teams_per_block);
 }
 
+template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts) {
+    return use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts);
+}
+
 template <class T> index_t largest_fused_square(bool need_v) {
     index_t lo = 1, hi = 2048;  // fits(lo), !fits(hi)
     if (!fits_fused_kernel<T>(1, 1, need_v)) return 0;
@@ -707,7 +719,8 @@ template <class T> index_t largest_fused_square(bool need_v) {
     template bool fits_fused_kernel<T>(index_t, index_t, bool);                                \
     template index_t largest_fused_square<T>(bool);                                            \
     template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);                \
-    template std::string solve_path<T>(index_t, index_t, index_t, const Options&);
+    template std::string solve_path<T>(index_t, index_t, index_t, const Options&);             \
+    template bool preconditions<T>(index_t, index_t, index_t, const Options&);
 BATCHSVD_CUDA_INSTANTIATE_(float)
 BATCHSVD_CUDA_INSTANTIATE_(double)
 BATCHSVD_CUDA_INSTANTIATE_(std::complex<float>)
