@@ -10,7 +10,8 @@ accumulated rotations). Real matrices, n a multiple of the block width.
 
     python3 bench/blocked_sweeps_model.py N NB random|geo [SEED]
 
-Session 8 (bench/NOTES.md) ran it at 64/128 (NB 16) and 256 (NB 16, 32), two matrices each.
+Session 8 (bench/NOTES.md) ran it at 64/128 (NB 16) and 256 (NB 16, 32), two matrices each;
+session 16 added the sweeps from A V0 (the preconditioning, src/cuda/precondition.cu).
 """
 import sys
 
@@ -89,8 +90,12 @@ def main(argv):
             V, _ = np.linalg.qr(rng.standard_normal((n, n)))
             A = (U * 1e-10 ** (np.arange(n) / (n - 1))) @ V.T
         R = np.linalg.qr(A)[1]
+        # The preconditioning of session 16 (src/cuda/precondition.cu): V0 the eigenvectors of
+        # A^T A in float32 (descending), made orthogonal in float64 (here by QR), then A V0.
+        G = (A.T @ A).astype(np.float32)
+        V0 = np.linalg.qr(np.linalg.eigh(G)[1][:, ::-1].astype(np.float64))[0]
         print(n, nb, family, "A", blocked_sweeps(A, nb), "R", blocked_sweeps(R, nb),
-              "R^H", blocked_sweeps(R.T.copy(), nb), flush=True)
+              "R^H", blocked_sweeps(R.T.copy(), nb), "A V0", blocked_sweeps(A @ V0, nb), flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 # into gpu-carry/ (ignored by git): the test program, the GPU benchmark and the CLI, for
 # sm_90 (H100/H200), with the host libraries they need beside them (the GPU machine's image
 # is not Debian and may lack LAPACK/libgfortran). The CUDA libraries are the device image's.
-# Then: device run with carry ["gpu-carry"] and command "scripts/gpu_check.sh".
+# It also packs gpu-carry/ into gpu-pack/carry.tar.xz (ignored by git): the binaries take about
+# 70 MB, over the device tool's 64 MiB for what travels, and about 16 MB packed. Then: device
+# run with carry ["gpu-pack"] and command "scripts/gpu_check.sh" (which unpacks it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -21,3 +23,7 @@ for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench; do
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done
 echo "$commit" >gpu-carry/COMMIT
 du -sh gpu-carry
+rm -rf gpu-pack
+mkdir -p gpu-pack
+tar -cf - gpu-carry | xz -T2 -6 >gpu-pack/carry.tar.xz
+du -sh gpu-pack/carry.tar.xz

@@ -6,8 +6,8 @@
 #                        [--breakdown]   (blocked-path cases: time each part of a sweep)
 #                        [--cpu-baseline] (LAPACK gesvd/gesvj in an OpenMP loop on the host)
 #                        [--group quick|small|square|square_1000|tall|wide|large|tiny] [--cap SECONDS]
-# Binaries come from gpu-carry/ (scripts/gpu_build.sh on a machine without a GPU); where
-# gpu-carry/ is absent they are built here first.
+# Binaries come from gpu-carry/ or its packed form gpu-pack/carry.tar.xz (scripts/gpu_build.sh on
+# a machine without a GPU); where neither is present they are built here first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
@@ -27,6 +27,9 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ ! -x gpu-carry/batchsvd_tests ] && [ -f gpu-pack/carry.tar.xz ]; then
+  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
+fi
 if [ ! -x gpu-carry/batchsvd_tests ]; then
   scripts/gpu_build.sh || { echo "gpu_check: build failed" >&2; exit 1; }
 fi
