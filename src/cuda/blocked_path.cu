@@ -1,5 +1,6 @@
-// Host driver of the blocked CUDA path: workspace, the scan/load passes, one launch per
-// round-robin step, a convergence check per sweep, and the finalisation.
+// Host driver of the blocked CUDA path: workspace, the scan/load passes, the preconditioning
+// when asked (precondition.cu), one launch per round-robin step, a convergence check per
+// sweep, and the finalisation.
 #include "cuda/blocked_path.hpp"
 
 #include <algorithm>
@@ -194,7 +195,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool pre
 }
 
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \
-    template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, cudaStream_t);         \
+    template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, cudaStream_t);   \
     template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
 BATCHSVD_BLOCKED_INSTANTIATE_(float)
 BATCHSVD_BLOCKED_INSTANTIATE_(double)
