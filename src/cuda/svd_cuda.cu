@@ -690,7 +690,7 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
         case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
         case Path::blocked:
             return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch)) +
-                   (use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts) ? " pre" : "");
+                   (preconditions<T>(m, n, batch, opts) ? " pre" : "");
         case Path::fused: break;
     }
     return "fused G" + std::to_string(r.plan.G) + " team" + std::to_string(r.plan.team_threads) + "x" +
