@@ -66,6 +66,18 @@ template <class T> struct BlockedParams {
     /// Work the pair kernel does (bits): 1 Gram, 2 eigensolver (needs 1), 4 update (needs 2).
     /// Always 7 but for timing the parts of a sweep (blocked_phases_from_env, benchmarks).
     int phases;
+    /// Counters of the sweep log (BATCHSVD_CUDA_SWEEP_LOG, blocked_path.cu), else null: [0] the
+    /// (matrix, block pair) Gram matrices formed, [1] those that rotated.
+    int* pair_log;
+    /// Skipping pairs already known to be converged (both null when off, blocked_path.cu):
+    /// block_stamp, batch x nblk, the stamp of the step that last rotated each block column (-1:
+    /// none); pair_stamp, batch x (steps x pairs a step), the stamp of the step that last found
+    /// the pair with nothing to rotate (-1: none). A step's stamp is stamp_base + step, with
+    /// stamp_base = sweep x steps. A pair whose last verdict is newer than both its blocks'
+    /// last updates would form the same Gram matrix and reach the same verdict: it is skipped.
+    int* block_stamp;
+    int* pair_stamp;
+    int stamp_base;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -540,6 +552,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     // run the eigensolver on the same summed G.
     const int split = p.split, rank = int(blockIdx.x) % split;
     const core::IndexPair bp = core::round_robin_pair(p.nblk, step, int(blockIdx.x) / split);
+    const int per_step = core::round_robin_pairs(p.nblk), pair_id = step * per_step + int(blockIdx.x) / split;
+    const index_t pair_count = index_t(core::round_robin_steps(p.nblk)) * per_step;
     const auto chunk = [&](int rows, int& r0) {
         const int len = ((rows + split - 1) / split + 63) / 64 * 64;
         r0 = min(rows, rank * len);
@@ -559,6 +573,13 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
         const BlockedState st = p.state[b];
         if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
+        if (p.pair_stamp) {  // unchanged since a check found nothing to rotate: skipped (uniform)
+            const int conv = p.pair_stamp[b * pair_count + pair_id];
+            const int si = p.block_stamp[b * p.nblk + bp.i];
+            const int sj = bp.j < p.nblk ? p.block_stamp[b * p.nblk + bp.j] : -1;
+            if (conv >= 0 && si < conv && sj < conv) continue;
+        }
+        bool rotated = false;
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N + w0;
         if (p.phases & 1) {
@@ -603,7 +624,21 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
                     detail::pair_update<T, W2>(X, M, wrows, col, tile, Q);
                     if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N + v0, N, vrows, col, tile, Q);
                 }
-                if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
+                if (threadIdx.x == 0) {
+                    atomicExch(&p.state[b].rotated, 1);
+                    if (p.pair_log && rank == 0) atomicAdd(p.pair_log + 1, 1);
+                }
+                rotated = true;
+            }
+        }
+        if (p.pair_log && threadIdx.x == 0 && rank == 0 && (p.phases & 1)) atomicAdd(p.pair_log, 1);
+        if (p.pair_stamp && threadIdx.x == 0 && rank == 0) {  // read from the next sweep's launches
+            const int stamp = p.stamp_base + step;
+            if (rotated) {
+                p.block_stamp[b * p.nblk + bp.i] = stamp;
+                if (bp.j < p.nblk) p.block_stamp[b * p.nblk + bp.j] = stamp;
+            } else {
+                p.pair_stamp[b * pair_count + pair_id] = stamp;
             }
         }
         __syncthreads();  // shared memory is reused for the next matrix

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -49,12 +50,25 @@ BlockedCounts blocked_counts(index_t M, index_t N, bool need_vw) {
             std::size_t(2 * N + 8), std::size_t(N)};
 }
 
+/// Ints per matrix of the pair-skipping stamps (BlockedParams::block_stamp, pair_stamp).
+std::size_t stamp_ints(int nblk) {
+    return std::size_t(nblk) + std::size_t(core::round_robin_steps(nblk)) * std::size_t(core::round_robin_pairs(nblk));
+}
+
+/// BATCHSVD_CUDA_BLOCKED_SKIP=0 turns the skipping of pairs known to be converged off
+/// (benchmarks: session 17 measured it against this).
+bool skip_converged_pairs() {
+    const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SKIP");
+    return !(v && std::string(v) == "0");
+}
+
 }  // namespace
 
 std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
                                     std::size_t rsize) {
     const BlockedCounts c = blocked_counts(M, N, need_vw);
-    return (c.w + c.v + c.scratch) * tsize + c.norms * rsize + c.ints * sizeof(int) +
+    const int nblk16 = int((N + 15) / 16);  // the narrower block width: the most stamps
+    return (c.w + c.v + c.scratch) * tsize + c.norms * rsize + (c.ints + stamp_ints(nblk16)) * sizeof(int) +
            sizeof(BlockedState);
 }
 
@@ -82,6 +96,34 @@ int blocked_phases_from_env() {
     const std::string s(v);
     return s == "none" ? 0 : s == "gram" ? 1 : s == "eigen" ? 3 : kBlockedAllPhases;
 }
+
+/// BATCHSVD_CUDA_SWEEP_LOG=1 (diagnostics, for benchmarks: it waits for every sweep): after
+/// each sweep, one line on stderr with the block pairs whose Gram matrix was formed, those that
+/// rotated, and the matrices still iterating.
+class SweepLog {
+public:
+    explicit SweepLog(cudaStream_t stream) : stream_(stream) {
+        const char* v = std::getenv("BATCHSVD_CUDA_SWEEP_LOG");
+        if (!v || std::string(v) != "1") return;
+        buffer_ = DeviceBuffer<int>(2, stream);
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, 2 * sizeof(int), stream));
+    }
+    int* counters() const { return buffer_.get(); }
+    void print(int sweep, index_t pairs, const int* active) {
+        if (!buffer_.get()) return;
+        int host[3] = {0, 0, 0};
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host, buffer_.get(), 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host + 2, active, sizeof(int), cudaMemcpyDeviceToHost, stream_));
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, 2 * sizeof(int), stream_));
+        std::fprintf(stderr, "blocked sweep %d: pairs formed %d rotated %d of %lld, matrices still iterating %d\n",
+                     sweep + 1, host[0], host[1], static_cast<long long>(pairs), host[2]);
+    }
+
+private:
+    cudaStream_t stream_;
+    DeviceBuffer<int> buffer_;
+};
 
 /// Blocks that share one block pair (BlockedParams::split): 1, or while the doubled count of
 /// blocks still fits the device at once (the pair kernel's occupancy) and leaves each block at
@@ -144,9 +186,18 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool pre
     p.nb = nb;
     p.nblk = int((N + nb - 1) / nb);
     p.phases = blocked_phases_from_env();
+    // The skipping's stamps, -1 (every byte 0xff) at the start. Not when timing a sweep's parts.
+    DeviceBuffer<int> stamps;
+    if (skip_converged_pairs() && p.phases == kBlockedAllPhases) {
+        const std::size_t per = stamp_ints(p.nblk);
+        stamps = DeviceBuffer<int>(batch * per, stream);
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(stamps.get(), 0xff, batch * per * sizeof(int), stream));
+        p.block_stamp = stamps.get();
+        p.pair_stamp = stamps.get() + batch * p.nblk;
+    }
 
     load_working_matrices(p, stream);
-    if (precondition) precondition_working_matrices(p, stream);
+    if (precondition) precondition_working_matrices(p, w, stream);
     const unsigned gy = unsigned(std::min<index_t>(batch, kMaxGridY));
 
     const std::size_t smem = blocked_pair_smem<DT>(nb);
@@ -177,7 +228,10 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool pre
     // blocks return at once) and its end counts nothing. The last count is waited for when
     // `still` goes out of scope, after the finalisation is enqueued.
     LaggedCount still(stream);
+    SweepLog log(stream);
+    p.pair_log = log.counters();
     for (int sweep = 0; sweep < q.max_sweeps; ++sweep) {
+        p.stamp_base = sweep * steps;
         for (int step = 0; step < steps; ++step) {
             BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, pair_kernel, p, step));
             BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
@@ -186,6 +240,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool pre
         blocked_sweep_end_kernel<<<end_blocks, 256, 0, stream>>>(state.get(), batch, q.max_sweeps, still.device(sweep));
         BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
         still.push(sweep);
+        log.print(sweep, index_t(pairs) * batch, still.device(sweep));
         if (sweep > 0 && still.value(sweep - 1) == 0) break;
     }
 

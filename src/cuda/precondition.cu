@@ -1,13 +1,18 @@
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
 // single precision, its eigenvectors (cuSOLVER's batched syev/heev, ascending eigenvalues),
-// V0 = those vectors in descending order in the working precision, made orthogonal to working
-// precision by two Newton-Schulz steps V0 <- V0 (3I - V0^H V0) / 2 (each takes an orthogonality
-// error d to about 1.5 d^2: single precision's ~1e-6 to ~1e-12, then to rounding), W <- W V0,
-// V_W <- V0. Every product is a strided-batched GEMM on the tensor cores in double precision.
+// X = those vectors in descending order in the working precision; in single precision from
+// order 256 (refine_wanted), one step of Ogita and Aishima's refinement in the working
+// precision (refine_kernel: X <- X (I + E), which corrects the eigenvectors that G resolves,
+// and X's orthogonality, to first order); two
+// Newton-Schulz steps X <- X (3I - X^H X) / 2, three after a refinement (each takes an
+// orthogonality error d to about 0.75 d^2); V0 = X, W <- W V0, V_W <- V0. Every product is a
+// strided-batched GEMM (cuBLAS; the tensor cores in double precision).
 #include "cuda/precondition.hpp"
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -99,10 +104,9 @@ __global__ void __launch_bounds__(256) eigenbasis_kernel(const low_t<DT>* E, con
         bool bad = state[b].nonfinite || info[b] != 0;
         for (index_t i = threadIdx.x; i < nn && !bad; i += blockDim.x) bad = !core::is_finite(e[i]);
         bad = __syncthreads_or(bad);
-        for (index_t i = threadIdx.x; i < nn; i += blockDim.x) {
-            const int r = int(i % N), c = int(i / N);
-            v[i] = bad ? DT(R(r == c ? 1 : 0)) : convert<DT>(e[r + index_t(N - 1 - c) * N]);
-        }
+        for (int c = 0; c < N; ++c)  // (two loops: no 64-bit division an element)
+            for (int r = threadIdx.x; r < N; r += blockDim.x)
+                v[r + index_t(c) * N] = bad ? DT(R(r == c ? 1 : 0)) : convert<DT>(e[r + index_t(N - 1 - c) * N]);
     }
 }
 
@@ -111,9 +115,105 @@ template <class DT> __global__ void newton_schulz_middle_kernel(const DT* X, DT*
     using R = core::real_of_t<DT>;
     const index_t nn = index_t(N) * N;
     for (index_t i = index_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += index_t(gridDim.x) * blockDim.x) {
-        const index_t k = i % nn;
+        const unsigned k = unsigned(i % nn);  // (N^2 < 2^31: eigensolve_batch)
         const DT half = core::scale(X[i], R(-0.5));  // 1.5 I - X / 2
-        Y[i] = k % N == k / N ? detail::add(half, DT(R(1.5))) : half;
+        Y[i] = k % unsigned(N) == k / unsigned(N) ? detail::add(half, DT(R(1.5))) : half;
+    }
+}
+
+/// Sum and maximum over a block of 256 threads (every thread gets both).
+template <class R> __device__ void block_sum_max(R& sum, R& mx) {
+    __shared__ R part[2][8];
+    for (int off = 16; off > 0; off >>= 1) {
+        sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    }
+    if ((threadIdx.x & 31) == 0) {
+        part[0][threadIdx.x / 32] = sum;
+        part[1][threadIdx.x / 32] = mx;
+    }
+    __syncthreads();
+    sum = 0;
+    mx = 0;
+    for (int w = 0; w < 8; ++w) {
+        sum += part[0][w];
+        mx = fmax(mx, part[1][w]);
+    }
+    __syncthreads();  // part is reused by the next call
+}
+
+/// Largest ||E||_F the refinement step keeps (refine_kernel): the orthogonality error of X F
+/// is then about ||E||^2 <= 1e-2, which three Newton-Schulz steps take to rounding (1e-2 ->
+/// 7.5e-5 -> 4.2e-9 -> 1.3e-17).
+inline constexpr double kRefineNormGuard = 0.1;
+
+/// One step of Ogita and Aishima's iterative refinement of an eigenbasis ("Iterative
+/// refinement for symmetric eigenvalue decomposition", Japan J. Indust. Appl. Math. 35, 2018,
+/// Algorithm 1), one block a matrix. From S = X^H G X (here (W X)^H (W X), G = W^H W never
+/// formed) and P = X^H X, with R = I - P:
+///   lambda_i = s_ii / p_ii,  e_ii = r_ii / 2,
+///   e_ij = (s_ij + lambda_j r_ij) / (lambda_j - lambda_i)  where the two are separated,
+///   e_ij = r_ij / 2                                        where they are not,
+/// and F = I + E in place of S, so that X F is X with its eigenvector errors corrected to first
+/// order and its orthogonality error R to first order (E + E^H = R). Separated means
+/// |lambda_j - lambda_i| > delta = 2 (||off(S)||_F + lambda_max ||R||_F) (the paper's delta,
+/// with Frobenius norms for 2-norms; it bounds every |e_ij| by 1/2). Where ||E||_F exceeds
+/// kRefineNormGuard (a poor start, or a NaN), the step falls back to E = R / 2 (a Newton-Schulz
+/// step); a non-finite matrix gets F = I. The products are in the working precision, so the
+/// directions that G resolves get more than the single-precision eigensolve could give them;
+/// the smallest are left to the Jacobi sweeps, as before. Differs from the paper: one step,
+/// not iterated to convergence (the sweeps finish), and the guard.
+template <class DT>
+__global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::real_of_t<DT>* lam,
+                                                     const BlockedState* state, int N, index_t batch) {
+    using R = core::real_of_t<DT>;
+    const index_t nn = index_t(N) * N;
+    const auto identity = [](int r, int c) { return DT(R(r == c ? 1 : 0)); };
+    for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
+        DT* s = S + b * nn;
+        const DT* pm = P + b * nn;
+        R* l = lam + b * N;
+        const auto r_of = [&](int r, int c) {  // R = I - P
+            const DT minus = core::scale(pm[r + index_t(c) * N], R(-1));
+            return r == c ? detail::add(minus, DT(R(1))) : minus;
+        };
+        if (state[b].nonfinite) {
+            for (int c = 0; c < N; ++c)
+                for (int r = threadIdx.x; r < N; r += blockDim.x) s[r + index_t(c) * N] = identity(r, c);
+            continue;
+        }
+        // Pass 1: the eigenvalue estimates, ||off(S)||_F, ||R||_F.
+        R off2 = 0, r2 = 0, lmax = 0, unused = 0;
+        for (int i = threadIdx.x; i < N; i += blockDim.x) {
+            l[i] = core::real_part(s[i + index_t(i) * N]) / core::real_part(pm[i + index_t(i) * N]);
+            lmax = fmax(lmax, l[i]);
+        }
+        for (int c = 0; c < N; ++c)
+            for (int r = threadIdx.x; r < N; r += blockDim.x) {
+                if (r != c) off2 += core::abs2(s[r + index_t(c) * N]);
+                r2 += core::abs2(r_of(r, c));
+            }
+        block_sum_max(off2, unused);
+        block_sum_max(r2, lmax);  // (__syncthreads inside: l[] is visible below)
+        const R delta = 2 * (sqrt(off2) + lmax * sqrt(r2));
+        // Pass 2: F = I + E in place of S, and ||E||_F.
+        R e2 = 0;
+        for (int c = 0; c < N; ++c)
+            for (int r = threadIdx.x; r < N; r += blockDim.x) {
+                const DT rij = r_of(r, c);
+                DT e = core::scale(rij, R(0.5));
+                const R gap = l[c] - l[r];
+                if (r != c && fabs(gap) > delta)
+                    e = core::scale(core::axpy(DT(l[c]), rij, s[r + index_t(c) * N]), R(1) / gap);
+                e2 += core::abs2(e);
+                s[r + index_t(c) * N] = r == c ? detail::add(e, DT(R(1))) : e;
+            }
+        block_sum_max(e2, unused);
+        if (!(e2 <= R(kRefineNormGuard * kRefineNormGuard)))  // (NaN falls back too)
+            for (int c = 0; c < N; ++c)
+                for (int r = threadIdx.x; r < N; r += blockDim.x)
+                    s[r + index_t(c) * N] = detail::add(core::scale(r_of(r, c), R(0.5)), identity(r, c));
+        __syncthreads();  // this matrix's l[] and s[] are done before the block moves on
     }
 }
 
@@ -129,20 +229,45 @@ index_t eigensolve_batch(index_t N, index_t batch) { return std::max<index_t>(1,
 
 std::size_t precondition_workspace_bytes(index_t M, index_t N, std::size_t tsize) {
     const std::size_t nn = std::size_t(N) * std::size_t(N), mn = std::size_t(M) * std::size_t(N);
-    // X and Z (N x N), Y (M x N, M >= N), the single-precision G (half the bytes), its
-    // eigenvalues, cuSOLVER's info.
-    return (2 * nn + mn) * tsize + nn * (tsize / 2) + std::size_t(N) * sizeof(float) + sizeof(int);
+    // X and Y (M x N, M >= N: either may take W V0 and become W), Z (N x N), the
+    // single-precision G (half the bytes), its eigenvalues (float) and the refinement's (real),
+    // cuSOLVER's info. (W's own buffer is freed when W V0 replaces it.)
+    return (nn + 2 * mn) * tsize + nn * (tsize / 2) + std::size_t(N) * (sizeof(float) + tsize) + sizeof(int);
 }
 
-template <class DT> void precondition_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream) {
+namespace {
+
+inline constexpr index_t kRefineMinOrder = 256;
+
+/// Whether the refinement step runs: in single precision (float32, complex64) from order
+/// kRefineMinOrder. Session 17 on the H100 (bench/results/h100/2026-11-25-s17, call 5; 1000
+/// matrices a case, refinement on against off): float32 256^2 69.2 against 74.6 ms (sweeps
+/// 4.1 -> 3.4), complex64 256^2 145.8 against 154.9; in double precision it costs what it
+/// saves (float64 256^2 97.0 against 96.9, sweeps 5.1 -> 4.2; complex128 256^2 222.1 against
+/// 217.4; float64 50 x 512^2 63.9 against 62.5), and below 256 the sweeps hardly fall (the
+/// eigenbasis probe, calls 3-4: float64 128^2 4.00 -> 3.81). BATCHSVD_CUDA_PRECONDITION_REFINE
+/// =0 or 1 leaves it out or takes it at every order and precision (benchmarks and tests).
+template <class DT> bool refine_wanted(index_t N) {
+    const char* v = std::getenv("BATCHSVD_CUDA_PRECONDITION_REFINE");
+    if (v && std::string(v) == "0") return false;
+    if (v && std::string(v) == "1") return true;
+    return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
+}
+
+}  // namespace
+
+template <class DT>
+void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, cudaStream_t stream) {
     using LT = low_t<DT>;
+    using R = core::real_of_t<DT>;
     const index_t M = p.out.M, N = p.out.N, batch = p.out.batch, nn = N * N, mn = M * N;
     if (batch > INT_MAX || M > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd: batch too large to precondition");
     const LibraryHandles handles(stream);
     const HandleSet& h = handles.get();
-    DeviceBuffer<DT> x(batch * nn, stream), y(batch * mn, stream), z(batch * nn, stream);
+    DeviceBuffer<DT> x(batch * mn, stream), y(batch * mn, stream), z(batch * nn, stream);
     DeviceBuffer<LT> g(batch * nn, stream);
     DeviceBuffer<float> lambda(batch * N, stream);
+    DeviceBuffer<R> lam(batch * N, stream);
     DeviceBuffer<int> info(batch, stream);
     const int b = int(batch), n = int(N), m = int(M);
 
@@ -173,26 +298,45 @@ template <class DT> void precondition_working_matrices(const BlockedParams<DT>& 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     eigenbasis_kernel<DT><<<per_matrix, 256, 0, stream>>>(g.get(), info.get(), p.state, x.get(), n, batch);
     BATCHSVD_CUDA_CHECK_LAUNCH("eigenbasis_kernel");
+    DT* cur = x.get();  // the basis so far, N x N (stride N^2 in any of the buffers)
 
-    // Two Newton-Schulz steps: X <- X (3I - X^H X) / 2.
-    for (int step = 0; step < 2; ++step) {
-        gemm_batched<DT>(h.blas, true, n, n, n, x.get(), n, nn, x.get(), n, nn, y.get(), n, nn, b);
-        newton_schulz_middle_kernel<DT><<<stride_blocks(batch * nn), 256, 0, stream>>>(y.get(), z.get(), n, batch * nn);
-        BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_middle_kernel");
-        gemm_batched<DT>(h.blas, false, n, n, n, x.get(), n, nn, z.get(), n, nn, y.get(), n, nn, b);
-        std::swap(x, y);  // (every product above has stride N^2, which both buffers hold)
+    // The refinement step in the working precision: Y = W X, S = Y^H Y, P = X^H X, F from S and
+    // P (refine_kernel), X <- X F.
+    const bool refine = refine_wanted<DT>(N);
+    if (refine) {
+        gemm_batched<DT>(h.blas, false, m, n, n, p.W, m, mn, cur, n, nn, y.get(), m, mn, b);
+        gemm_batched<DT>(h.blas, true, n, n, m, y.get(), m, mn, y.get(), m, mn, z.get(), n, nn, b);
+        gemm_batched<DT>(h.blas, true, n, n, n, cur, n, nn, cur, n, nn, y.get(), n, nn, b);
+        refine_kernel<DT><<<per_matrix, 256, 0, stream>>>(z.get(), y.get(), lam.get(), p.state, n, batch);
+        BATCHSVD_CUDA_CHECK_LAUNCH("refine_kernel");
+        gemm_batched<DT>(h.blas, false, n, n, n, cur, n, nn, z.get(), n, nn, y.get(), n, nn, b);
+        cur = y.get();
     }
-    // Two swaps: x is its own buffer again, holding V0; y is the M x N one.
 
-    // W <- W V0, V_W <- V0.
-    gemm_batched<DT>(h.blas, false, m, n, n, p.W, m, mn, x.get(), n, nn, y.get(), m, mn, b);
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(p.W, y.get(), std::size_t(batch * mn) * sizeof(DT), cudaMemcpyDeviceToDevice, stream));
-    if (p.V)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(p.V, x.get(), std::size_t(batch * nn) * sizeof(DT), cudaMemcpyDeviceToDevice, stream));
+    // Newton-Schulz steps, X <- X (3I - X^H X) / 2, the last into V_W when it is kept: two
+    // from the single-precision vectors (orthogonal to ~1e-6), three after the refinement
+    // (~1e-2 at worst, kRefineNormGuard).
+    const int ns_steps = refine ? 3 : 2;
+    for (int step = 0; step < ns_steps; ++step) {
+        DT* other = cur == x.get() ? y.get() : x.get();
+        gemm_batched<DT>(h.blas, true, n, n, n, cur, n, nn, cur, n, nn, other, n, nn, b);
+        newton_schulz_middle_kernel<DT><<<stride_blocks(batch * nn), 256, 0, stream>>>(other, z.get(), n, batch * nn);
+        BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_middle_kernel");
+        DT* next = step == ns_steps - 1 && p.V ? p.V : other;
+        gemm_batched<DT>(h.blas, false, n, n, n, cur, n, nn, z.get(), n, nn, next, n, nn, b);
+        cur = next;
+    }
+
+    // W <- W V0: the product lands in whichever M x N buffer does not hold V0, which then
+    // becomes the working matrix (W's old buffer is freed with it, stream-ordered).
+    DeviceBuffer<DT>& out = cur == x.get() ? y : x;
+    gemm_batched<DT>(h.blas, false, m, n, n, p.W, m, mn, cur, n, nn, out.get(), m, mn, b);
+    std::swap(w, out);
+    p.W = w.get();
 }
 
 #define BATCHSVD_PRECONDITION_INSTANTIATE_(DT) \
-    template void precondition_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
+    template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, cudaStream_t);
 BATCHSVD_PRECONDITION_INSTANTIATE_(float)
 BATCHSVD_PRECONDITION_INSTANTIATE_(double)
 BATCHSVD_PRECONDITION_INSTANTIATE_(dev_complex<float>)

@@ -1,11 +1,12 @@
 // Preconditioning of the blocked CUDA path (Options::precondition): before the sweeps, the
 // working matrix W (M x N, M >= N) is replaced by W V0 and V_W starts from V0 instead of I,
-// V0 an eigenbasis of W^H W computed in single precision (cuSOLVER's batched syev) and made
-// orthogonal in the working precision (two Newton-Schulz steps on the tensor cores). W V0 has
-// nearly orthogonal columns (to about single precision), and the Jacobi sweeps that follow
-// converge from there, quadratically, in far fewer sweeps (session 16: 1000 x 256^2 float64
-// 11.2 -> 5.1). This is the mixed-precision preconditioning of Gao, Ma and Shao ("A mixed
-// precision Jacobi SVD algorithm", 2022), with the single-precision SVD taken through the
+// V0 an eigenbasis of W^H W computed in single precision (cuSOLVER's batched syev), in single
+// precision from order 256 refined by one step of Ogita and Aishima's iteration, and made
+// orthogonal in the working precision (Newton-Schulz steps). W V0 has nearly orthogonal
+// columns (to about single precision, better where W^H W resolves them), and the Jacobi sweeps
+// that follow converge from there, quadratically, in far fewer sweeps (session 16: 1000 x
+// 256^2 float64 11.2 -> 5.1). This is the mixed-precision preconditioning of Gao, Ma and Shao
+// ("A mixed precision Jacobi SVD algorithm", 2022), with the single-precision SVD taken through the
 // Gram matrix's eigenvectors (cheaper on the GPU than a single-precision Jacobi SVD). The
 // answer's accuracy is still the Jacobi iteration's: its sweeps run to the same test
 // (|w_i^H w_j| <= k u ||w_i|| ||w_j||), on W V0, an orthogonal transformation of W in the
@@ -17,6 +18,7 @@
 
 #include <cstddef>
 
+#include "cuda/device_buffer.hpp"
 #include "cuda/kernel_common.cuh"
 
 namespace batchsvd::cuda {
@@ -29,10 +31,12 @@ template <class T> struct BlockedParams;
 std::size_t precondition_workspace_bytes(index_t M, index_t N, std::size_t tsize);
 
 /// W <- W V0 and, when p.V is set, V_W <- V0, for every matrix of p's batch (stream-ordered on
-/// `stream`; called between load_working_matrices and the sweeps). Matrices with a non-finite
-/// entry get V0 = I (they are not iterated), and so does a matrix whose single-precision
-/// eigensolve failed (cuSOLVER's info) or returned a non-finite vector: the sweeps then start
-/// from W as without preconditioning.
-template <class DT> void precondition_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream);
+/// `stream`; called between load_working_matrices and the sweeps). W V0 is formed in a buffer
+/// of its own, which replaces `w` (p.W = w.get() on return; the old buffer is freed). Matrices
+/// with a non-finite entry get V0 = I (they are not iterated), and so does a matrix whose
+/// single-precision eigensolve failed (cuSOLVER's info) or returned a non-finite vector: the
+/// sweeps then start from W as without preconditioning.
+template <class DT>
+void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda
