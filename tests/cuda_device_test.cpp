@@ -550,6 +550,73 @@ TYPED_TEST(CudaDevice, PreconditionedNeedsFewerSweeps) {
     EXPECT_TRUE(again.s == first.s && again.u == first.u && again.v == first.v);
 }
 
+/// The refinement step of the preconditioner (precondition.cu's refine_kernel; by itself in
+/// single precision from order 256, here forced in every precision at small orders): the six families, NaN and Inf neighbours, zero and
+/// rank-deficient matrices, and entries near overflow or with squares that underflow, in every
+/// precision.
+TYPED_TEST(CudaDevice, PreconditionRefinementEdgeCases) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    using R = real_t<T>;
+    const ScopedEnv refine("BATCHSVD_CUDA_PRECONDITION_REFINE", "1");
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{40, 37, 3}, {61, 97, 2}})
+            expect_family_accurate<T>(f, m, n, batch, preconditioned());
+    const index_t m = 48, n = 40, k = 40, batch = 7;
+    auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
+    a[1 * m * n + 5] = nan_value<T>();                                        // matrix 1: NaN
+    a[2 * m * n + 7] = T(std::numeric_limits<R>::infinity());                 // matrix 2: Inf
+    for (index_t i = 0; i < m * n; ++i) a[3 * m * n + i] = T(0);             // matrix 3: zero
+    for (index_t j = 0; j < n; ++j)                                           // matrix 4: rank 1
+        for (index_t i = 0; i < m; ++i) a[4 * m * n + i + j * m] = T(R(i + 1) * R(j % 3 + 1));
+    // Matrix 5: entries near overflow (its norms overflow, so it is measured scaled back down);
+    // matrix 6: entries whose squares underflow (measured scaled back up).
+    const int exponent[2] = {std::numeric_limits<R>::max_exponent - 3,
+                             -std::numeric_limits<R>::max_exponent * 6 / 10};
+    std::vector<T> unscaled[2];
+    for (int t = 0; t < 2; ++t) {
+        unscaled[t].assign(a.begin() + (5 + t) * m * n, a.begin() + (6 + t) * m * n);
+        for (index_t i = 0; i < m * n; ++i) a[(5 + t) * m * n + i] *= std::ldexp(R(1), exponent[t]);
+    }
+    const auto r = solve_on_device<T>(m, n, batch, a, preconditioned());
+    for (index_t b = 0; b < batch; ++b) {
+        const bool nonfinite = b == 1 || b == 2;
+        EXPECT_EQ(r.info[b], nonfinite ? info_nonfinite : 0) << "matrix " << b;
+        if (nonfinite) continue;
+        std::vector<T> one(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+        std::vector<R> s(r.s.begin() + b * k, r.s.begin() + (b + 1) * k);
+        if (b >= 5) {
+            one = unscaled[b - 5];
+            for (R& x : s) x = std::ldexp(x, -exponent[b - 5]);
+        }
+        const testing::Errors e = testing::measure<T>(
+            m, n, one.data(), m, s.data(), r.u.data() + b * m * k, m, r.v.data() + b * n * k, n,
+            testing::reference_singular_values<T>(m, n, one.data(), m).data());
+        EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3
+                                          << " e4 " << e.e4;
+    }
+}
+
+/// Skipping the block pairs known to be converged (a pair neither of whose blocks rotated since
+/// a check found nothing to rotate) is exact: the same bits as without it (BATCHSVD_CUDA_BLOCKED_SKIP
+/// =0), with both block widths, a pair split over a cluster, and preconditioned.
+TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    for (auto [m, n, batch, o] : {std::tuple<index_t, index_t, index_t, Options>{131, 131, 3, blocked_path(16)},
+                                  {150, 97, 3, blocked_path(32)}, {640, 200, 1, blocked_path(32)},
+                                  {200, 200, 2, preconditioned(32)}}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+        const auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, testing::fresh_seed());
+        const auto skipping = solve_on_device<T>(m, n, batch, a, o);
+        expect_accurate<T>(m, n, batch, a, skipping);
+        const ScopedEnv off("BATCHSVD_CUDA_BLOCKED_SKIP", "0");
+        const auto plain = solve_on_device<T>(m, n, batch, a, o);
+        EXPECT_EQ(plain.info, skipping.info);
+        EXPECT_TRUE(plain.s == skipping.s && plain.u == skipping.u && plain.v == skipping.v);
+    }
+}
+
 /// The path's name says " pre" exactly when the rule (CudaPreconditionRule below) takes the
 /// preconditioning, and only on the blocked path; always and never as asked.
 TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
