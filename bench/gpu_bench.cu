@@ -19,6 +19,7 @@
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown]
 //                           [--cpu-baseline] [--host-memory] [--label TEXT] [--print-cases]
+//                           [--tol-factor K]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
 //   with block width NB (f64:1000:119:119:b16), fused forces the unblocked kernels (the fused
 //   one where the warp and tiny kernels do not fit; f64:1000:64:64:fused), qr forces QR
@@ -39,6 +40,8 @@
 //   library chooses and streamed in 8 chunks.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
+//   --tol-factor K: batchsvd's Options::tol_factor (default 30; name it in --label), for
+//   measuring what the convergence threshold costs in sweeps and gives in accuracy.
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -260,6 +263,8 @@ double median(std::vector<double> v) {
 
 /// Peers whose warm-up call takes longer than this many seconds are skipped (--cap).
 double g_cap_seconds = 30;
+/// batchsvd's Options::tol_factor in every case (--tol-factor).
+double g_tol_factor = batchsvd::Options{}.tol_factor;
 /// Set by time_median when it skipped its run for the cap.
 bool g_last_skipped = false;
 
@@ -446,6 +451,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     }
     opts.qr = qr;
     opts.precondition = pre;
+    opts.tol_factor = g_tol_factor;
     row.ours = time_median(env.reps, s, refill, [&] {
         batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
         return true;
@@ -887,6 +893,7 @@ int main(int argc, char** argv) {
         else if (a == "--cpu-baseline") cpu_baseline = true;
         else if (a == "--host-memory") host_memory = true;
         else if (a == "--cap") g_cap_seconds = std::atof(next().c_str());
+        else if (a == "--tol-factor") g_tol_factor = std::atof(next().c_str());
         else if (a == "--group") {
             const std::string g = next();
             cases = group_cases(g);
@@ -900,7 +907,7 @@ int main(int argc, char** argv) {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
                          " [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown] [--cpu-baseline] [--host-memory]"
-                         " [--label TEXT] [--print-cases]\n";
+                         " [--label TEXT] [--print-cases] [--tol-factor K]\n";
             return 1;
         }
     }
