@@ -19,7 +19,7 @@
 // Usage: batchsvd_gpu_bench [--cases f64:10000:32:32,...] [--reps N] [--csv FILE]
 //                           [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown]
 //                           [--cpu-baseline] [--host-memory] [--label TEXT] [--print-cases]
-//                           [--tol-factor K]
+//                           [--tol-factor K] [--concurrent K]
 //   A case is precision:batch:m:n, with an optional fifth field: bNB forces the blocked path
 //   with block width NB (f64:1000:119:119:b16), fused forces the unblocked kernels (the fused
 //   one where the warp and tiny kernels do not fit; f64:1000:64:64:fused), qr forces QR
@@ -42,6 +42,9 @@
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 //   --tol-factor K: batchsvd's Options::tol_factor (default 30; name it in --label), for
 //   measuring what the convergence threshold costs in sweeps and gives in accuracy.
+//   --concurrent K: batchsvd's time is that of K calls on K slices of the batch, each from a
+//   host thread of its own on a stream of its own (name it in --label): whether one call's
+//   parts leave the GPU idle enough for another's to fill (the preconditioner's eigensolve).
 // The git commit comes from the environment (BATCHSVD_GIT_COMMIT) or -DBATCHSVD_GIT_COMMIT.
 #include <cuComplex.h>
 #include <cuda_runtime.h>
@@ -62,6 +65,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
@@ -265,6 +269,8 @@ double median(std::vector<double> v) {
 double g_cap_seconds = 30;
 /// batchsvd's Options::tol_factor in every case (--tol-factor).
 double g_tol_factor = batchsvd::Options{}.tol_factor;
+/// batchsvd's calls per case, on slices of the batch, concurrently (--concurrent).
+int g_concurrent = 1;
 /// Set by time_median when it skipped its run for the cap.
 bool g_last_skipped = false;
 
@@ -452,10 +458,50 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     opts.qr = qr;
     opts.precondition = pre;
     opts.tol_factor = g_tol_factor;
+    const int parts = int(std::min<index_t>(g_concurrent, batch));
+    std::vector<cudaStream_t> part_streams(parts);
+    std::vector<cudaEvent_t> part_done(parts);
+    cudaEvent_t start{};
+    CK(cudaEventCreateWithFlags(&start, cudaEventDisableTiming));
+    for (int i = 0; i < parts; ++i) {
+        CK(cudaStreamCreateWithFlags(&part_streams[i], cudaStreamNonBlocking));
+        CK(cudaEventCreateWithFlags(&part_done[i], cudaEventDisableTiming));
+    }
     row.ours = time_median(env.reps, s, refill, [&] {
-        batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+        if (parts <= 1) {
+            batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, dinfo.p, opts);
+            return true;
+        }
+        // --concurrent: the slices start after everything on s and s waits for all of them.
+        CK(cudaEventRecord(start, s));
+        std::vector<std::thread> threads;
+        std::vector<std::exception_ptr> failed(parts);
+        for (int i = 0; i < parts; ++i)
+            threads.emplace_back([&, i] {
+                try {
+                    const index_t first = batch * i / parts, count = batch * (i + 1) / parts - first;
+                    CK(cudaStreamWaitEvent(part_streams[i], start, 0));
+                    batchsvd::Options o = opts;
+                    o.stream = part_streams[i];
+                    batchsvd::gesvd<T>(m, n, count, da.p + first * m * n, ds.p + first * k, du.p + first * m * k,
+                                       dv.p + first * n * k, dinfo.p + first, o);
+                    CK(cudaEventRecord(part_done[i], part_streams[i]));
+                } catch (...) {
+                    failed[i] = std::current_exception();
+                }
+            });
+        for (auto& t : threads) t.join();
+        for (const auto& f : failed)
+            if (f) std::rethrow_exception(f);
+        for (int i = 0; i < parts; ++i) CK(cudaStreamWaitEvent(s, part_done[i], 0));
         return true;
     });
+    CK(cudaStreamSynchronize(s));
+    for (int i = 0; i < parts; ++i) {
+        CK(cudaEventDestroy(part_done[i]));
+        CK(cudaStreamDestroy(part_streams[i]));
+    }
+    CK(cudaEventDestroy(start));
     {  // errors of the last timed run on its first matrices
         CK(cudaStreamSynchronize(s));
         row.measured = measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 500 : n <= 128 ? 50 : 8));
@@ -894,6 +940,7 @@ int main(int argc, char** argv) {
         else if (a == "--host-memory") host_memory = true;
         else if (a == "--cap") g_cap_seconds = std::atof(next().c_str());
         else if (a == "--tol-factor") g_tol_factor = std::atof(next().c_str());
+        else if (a == "--concurrent") g_concurrent = std::max(1, std::atoi(next().c_str()));
         else if (a == "--group") {
             const std::string g = next();
             cases = group_cases(g);
@@ -907,7 +954,7 @@ int main(int argc, char** argv) {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
                          " [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown] [--cpu-baseline] [--host-memory]"
-                         " [--label TEXT] [--print-cases] [--tol-factor K]\n";
+                         " [--label TEXT] [--print-cases] [--tol-factor K] [--concurrent K]\n";
             return 1;
         }
     }
