@@ -118,11 +118,13 @@ void expect_family_accurate(testing::Family f, index_t m, index_t n, index_t bat
     expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, o));
 }
 
-/// Options that send every size past the tiny kernel to the blocked path (block width nb).
+/// Options that send every size past the tiny kernel to the blocked path (block width nb),
+/// not preconditioned.
 Options blocked_path(int nb = 0) {
     Options o;
     o.variant = JacobiVariant::blocked;
     o.block_width = nb;
+    o.precondition = PreconditionMode::never;  // (the automatic rule takes most blocked sizes)
     return o;
 }
 /// Options that ask for QR pre-processing (then the SVD of R by the usual paths).
@@ -569,9 +571,10 @@ TYPED_TEST(CudaDevice, PreconditionRefinementEdgeCases) {
     for (index_t i = 0; i < m * n; ++i) a[3 * m * n + i] = T(0);             // matrix 3: zero
     for (index_t j = 0; j < n; ++j)                                           // matrix 4: rank 1
         for (index_t i = 0; i < m; ++i) a[4 * m * n + i + j * m] = T(R(i + 1) * R(j % 3 + 1));
-    // Matrix 5: entries near overflow (its norms overflow, so it is measured scaled back down);
+    // Matrix 5: entries within 2^-12 of overflow (its largest singular value, under 50 times
+    // the largest entry, still fits; its 1-norm does not, so it is measured scaled back down);
     // matrix 6: entries whose squares underflow (measured scaled back up).
-    const int exponent[2] = {std::numeric_limits<R>::max_exponent - 3,
+    const int exponent[2] = {std::numeric_limits<R>::max_exponent - 12,
                              -std::numeric_limits<R>::max_exponent * 6 / 10};
     std::vector<T> unscaled[2];
     for (int t = 0; t < 2; ++t) {
@@ -640,38 +643,44 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
 }
 
 /// The automatic rule by precision, order, shape and batch (svd_cuda.cu's use_precondition,
-/// session 16's measured wins), and the option's always and never. Host logic: runs without a
+/// session 18's measured wins), and the option's always and never. Host logic: runs without a
 /// device.
 TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     const Options a{};
     Options always, never;
     always.precondition = PreconditionMode::always;
     never.precondition = PreconditionMode::never;
-    // float64: orders 128-512, batches of 50 or more, within a quarter of square (wide too)
+    // float64: from order 72 to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
+    // more; orders 257-1023 not in batches of 2-19
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<double>(128, 128, 50, a));
-    EXPECT_TRUE(cuda::preconditions<double>(512, 450, 50, a));
-    EXPECT_TRUE(cuda::preconditions<double>(450, 512, 50, a));
-    EXPECT_FALSE(cuda::preconditions<double>(256, 256, 49, a));
-    EXPECT_FALSE(cuda::preconditions<double>(96, 96, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(72, 72, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(96, 96, 100, a));
+    EXPECT_FALSE(cuda::preconditions<double>(96, 96, 99, a));
+    EXPECT_FALSE(cuda::preconditions<double>(71, 71, 1000, a));
     EXPECT_FALSE(cuda::preconditions<double>(64, 64, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<double>(513, 513, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<double>(400, 256, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(128, 128, 1, a));
+    EXPECT_TRUE(cuda::preconditions<double>(256, 256, 10, a));
+    EXPECT_TRUE(cuda::preconditions<double>(512, 512, 1, a));
+    EXPECT_FALSE(cuda::preconditions<double>(512, 512, 2, a));
+    EXPECT_FALSE(cuda::preconditions<double>(512, 512, 19, a));
+    EXPECT_TRUE(cuda::preconditions<double>(512, 512, 20, a));
+    EXPECT_TRUE(cuda::preconditions<double>(1024, 1024, 10, a));
+    EXPECT_TRUE(cuda::preconditions<double>(4096, 4096, 1, a));
+    EXPECT_FALSE(cuda::preconditions<double>(4097, 4097, 1, a));
+    EXPECT_TRUE(cuda::preconditions<double>(4096, 512, 100, a));
+    EXPECT_TRUE(cuda::preconditions<double>(512, 4096, 100, a));
+    EXPECT_FALSE(cuda::preconditions<double>(4104, 512, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(256, 256, 1000, never));
-    // complex: orders 128-256
-    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(128, 128, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(256, 256, 50, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(300, 300, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(96, 96, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(128, 128, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(256, 256, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(257, 257, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(256, 256, 10, a));
-    // float32: orders 192-256
-    EXPECT_TRUE(cuda::preconditions<float>(256, 256, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<float>(192, 192, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<float>(128, 128, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<float>(300, 300, 1000, a));
+    // complex128 from order 64, complex64 and float32 from 96
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(64, 64, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(63, 63, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(1024, 1024, 20, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(96, 96, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(95, 95, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
+    EXPECT_TRUE(cuda::preconditions<float>(96, 96, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<float>(95, 95, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<float>(2048, 2048, 20, a));
     // asked for: any order, shape and batch
     EXPECT_TRUE(cuda::preconditions<float>(40, 33, 3, always));
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(700, 200, 1, always));

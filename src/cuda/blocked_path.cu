@@ -240,7 +240,7 @@ template <class DT> void run_blocked(const JacobiParams<DT>& q, int nb, bool pre
         blocked_sweep_end_kernel<<<end_blocks, 256, 0, stream>>>(state.get(), batch, q.max_sweeps, still.device(sweep));
         BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
         still.push(sweep);
-        log.print(sweep, index_t(pairs) * batch, still.device(sweep));
+        log.print(sweep, index_t(pairs) * steps * batch, still.device(sweep));
         if (sweep > 0 && still.value(sweep - 1) == 0) break;
     }
 

@@ -347,25 +347,40 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
+/// The smallest order at which the preconditioning measured faster (use_precondition): float64
+/// 72 (1000 x 72^2 8.96 against 9.99 ms; 64^2 5.10 against 4.13), float32 96 (10.7 against
+/// 12.8; the blocked path's smaller float32 orders were not measured with it), complex64 96
+/// (15.3 against 21.2; 64^2 8.0 against 4.8, 80^2 takes the fused kernel), complex128 64 (8.0
+/// against 8.9).
+template <class T> constexpr index_t precondition_min_order() {
+    if constexpr (std::is_same_v<T, double>) return 72;
+    else if constexpr (std::is_same_v<T, std::complex<double>>) return 64;
+    else return 96;
+}
+
 /// Whether the blocked path starts from a single-precision eigenbasis of W^H W
 /// (precondition.hpp): as Options::precondition says, and under `automatic` where it measured
-/// faster. H100, session 16 (bench/results/h100/2026-11-25-s16/, calls 2 and 3, the same
-/// binary with it on and off; ms, mean sweeps): float64 1000 x 256^2 96.1 against 157.3
-/// (5.1 against 11.4 sweeps), 1000 x 128^2 18.6 against 22.0, 50 x 512^2 63.4 against 91.3,
-/// but 1000 x 96^2 12.5 against 12.9, 1000 x 64^2 5.9 against 3.8 and 10 x 512^2 47.4 against
-/// 34.4 (the eigensolve of 10 matrices of 512^2 costs about what 50 do); complex128 1000 x 128^2
-/// 34.7 against 60.3, 256^2 227 against 453; complex64 128^2 25.2 against 30.0, 256^2 162
-/// against 240; float32 256^2 82.5 against 132.7, but 128^2 16.9 against 16.9. The rule takes
-/// the measured wins, batches of 50 or more, within a quarter of square (all measured on
-/// squares): float64 orders 128-512, complex128 and complex64 128-256, float32 192-256 (the
-/// tie at 128 and the win at 256 split). Larger orders were measured only for float64 (one
-/// 1024^2: 36.5 against 47.8 ms) and stay off.
+/// faster. H100, session 18 (bench/results/h100/2026-11-26-s18/, calls 2-4, the same binary
+/// with it forced on and off; ms, on against off), after session 17's refinement and copies:
+/// it wins at every order from precondition_min_order up to 4096 and nearly every batch
+/// measured, squares and tall shapes up to 8:1 alike: float64 1000 x 96^2 11.5 against 12.7,
+/// 1000 x 112^2 16.7 against 22.2, 10 x 128^2 1.86 against 2.37, 100 x 640^2 200 against 325,
+/// 50 x 1024^2 399 against 752, one 256^2 4.2 against 5.7, one 512^2 11.3 against 14.2, one
+/// 1024^2 35.0 against 47.5, one 2048^2 154 against 246, one 4096^2 887 against 1454, 1000 x
+/// 256 x 128 20.6 against 28.5, 100 x 4096 x 512 346 against 744; float32 1000 x 128^2 14.2
+/// against 15.6, 50 x 1024^2 315 against 673, 20 x 2048^2 1187 against 2188; complex64 200 x
+/// 384^2 105 against 188; complex128 50 x 512^2 111 against 223. It lost below those orders
+/// and for a few matrices of order 512 (5: 32.4 against 24.2; 10: 37.3 against 34.2; 20 won,
+/// 41.7 against 47.9), where cuSOLVER's batched eigensolve costs about as much for 5 matrices
+/// as for 50. The rule leaves out what lost or was not measured: orders below 128 in batches
+/// under 100 (100 x 96^2 was measured: 2.05 against 2.14), orders 257-1023 in batches of 2-19
+/// (5 and 10 x 512^2 lost; 10 x 256^2 and 10 x 1024^2 won), orders above 4096, and shapes
+/// taller than 8:1.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
     if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
-    if (batch < 50 || 4 * M > 5 * N) return false;
-    if constexpr (std::is_same_v<T, double>) return N >= 128 && N <= 512;
-    else if constexpr (std::is_same_v<T, float>) return N >= 192 && N <= 256;
-    else return N >= 128 && N <= 256;
+    if (N < precondition_min_order<T>() || N > 4096 || M > 8 * N) return false;  // (beyond: not measured)
+    if (N < 128 && batch < 100) return false;
+    return !(N > 256 && N < 1024 && batch > 1 && batch < 20);
 }
 
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
