@@ -620,6 +620,42 @@ TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
     }
 }
 
+/// A preconditioned batch large enough to run as two interleaved halves on two streams
+/// (blocked_path.cu's blocked_slices; automatic options): every matrix accurate and its info
+/// where it belongs (a NaN matrix in each half), the singular values those of one stream
+/// (BATCHSVD_CUDA_BLOCKED_SLICES=1), tall and wide, an odd batch.
+TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    using R = real_t<T>;
+    for (auto [m, n] : {std::pair<index_t, index_t>{131, 128}, {128, 150}}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+        const index_t batch = 41, k = std::min(m, n);
+        const std::string path = cuda::solve_path<T>(m, n, batch, Options{});
+        EXPECT_EQ(path.substr(path.size() - 4), " pre") << path;
+        auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, testing::fresh_seed());
+        a[3 * m * n + 7] = nan_value<T>();
+        a[30 * m * n + 1] = nan_value<T>();
+        const auto halves = solve_on_device<T>(m, n, batch, a, Options{});
+        const ScopedEnv one("BATCHSVD_CUDA_BLOCKED_SLICES", "1");
+        const auto whole = solve_on_device<T>(m, n, batch, a, Options{});
+        for (index_t b = 0; b < batch; ++b) {
+            const bool nonfinite = b == 3 || b == 30;
+            EXPECT_EQ(halves.info[b], nonfinite ? info_nonfinite : 0) << "matrix " << b;
+            EXPECT_EQ(whole.info[b], halves.info[b]) << "matrix " << b;
+            if (nonfinite) continue;
+            std::vector<T> one_a(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+            const testing::Errors e = testing::measure<T>(
+                m, n, one_a.data(), m, halves.s.data() + b * k, halves.u.data() + b * m * k, m,
+                halves.v.data() + b * n * k, n, testing::reference_singular_values<T>(m, n, one_a.data(), m).data());
+            EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2 << " e3 "
+                                              << e.e3 << " e4 " << e.e4;
+            for (index_t j = 0; j < k; ++j)
+                EXPECT_NEAR(halves.s[b * k + j], whole.s[b * k + j], R(limit<T>()) * whole.s[b * k]) << b << " " << j;
+        }
+    }
+}
+
 /// The path's name says " pre" exactly when the rule (CudaPreconditionRule below) takes the
 /// preconditioning, and only on the blocked path; always and never as asked.
 TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {

@@ -25,10 +25,12 @@ private:
 
 /// Page-locked host ints, one block per host thread for the life of the thread: a
 /// cudaMemcpyAsync into pageable memory would wait for the copy, and cudaFreeHost after every
-/// solve would synchronise the whole device. Portable: any device's stream may write it.
+/// solve would synchronise the whole device. Portable: any device's stream may write it. Two
+/// ints for each of kSlots counts that one thread drives at once (LaggedCount's slot).
 class PinnedInts {
 public:
-    static constexpr int kCount = 2;
+    static constexpr int kSlots = 2;
+    static constexpr int kCount = 2 * kSlots;
     static int* for_this_thread() {
         thread_local PinnedInts block;
         return block.p_;
@@ -48,11 +50,12 @@ private:
 /// fills (device(s), zeroed by reset(s)); push(s) enqueues its copy to the host; value(s)
 /// waits for it. Two slots, so value(s) must be read before push(s + 2). The destructor waits
 /// for the last push (also when a solve is left by an exception): the host block is the
-/// thread's, and a copy still in flight must not land in a later solve's slot.
+/// thread's, and a copy still in flight must not land in a later solve's slot. Counts that
+/// one thread drives at the same time take different slots (0 <= slot < PinnedInts::kSlots).
 class LaggedCount {
 public:
-    explicit LaggedCount(cudaStream_t stream)
-        : dev_(2, stream), host_(PinnedInts::for_this_thread()), stream_(stream) {}
+    explicit LaggedCount(cudaStream_t stream, int slot = 0)
+        : dev_(2, stream), host_(PinnedInts::for_this_thread() + 2 * slot), stream_(stream) {}
     LaggedCount(const LaggedCount&) = delete;
     LaggedCount& operator=(const LaggedCount&) = delete;
     ~LaggedCount() {

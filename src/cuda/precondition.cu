@@ -257,13 +257,11 @@ template <class DT> bool refine_wanted(index_t N) {
 }  // namespace
 
 template <class DT>
-void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, cudaStream_t stream) {
+void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, const HandleSet& h, cudaStream_t stream) {
     using LT = low_t<DT>;
     using R = core::real_of_t<DT>;
     const index_t M = p.out.M, N = p.out.N, batch = p.out.batch, nn = N * N, mn = M * N;
     if (batch > INT_MAX || M > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd: batch too large to precondition");
-    const LibraryHandles handles(stream);
-    const HandleSet& h = handles.get();
     DeviceBuffer<DT> x(batch * mn, stream), y(batch * mn, stream), z(batch * nn, stream);
     DeviceBuffer<LT> g(batch * nn, stream);
     DeviceBuffer<float> lambda(batch * N, stream);
@@ -336,7 +334,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, cu
 }
 
 #define BATCHSVD_PRECONDITION_INSTANTIATE_(DT) \
-    template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, cudaStream_t);
+    template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, const HandleSet&, cudaStream_t);
 BATCHSVD_PRECONDITION_INSTANTIATE_(float)
 BATCHSVD_PRECONDITION_INSTANTIATE_(double)
 BATCHSVD_PRECONDITION_INSTANTIATE_(dev_complex<float>)

@@ -20,6 +20,7 @@
 
 #include "cuda/device_buffer.hpp"
 #include "cuda/kernel_common.cuh"
+#include "cuda/library_handles.hpp"
 
 namespace batchsvd::cuda {
 
@@ -31,12 +32,14 @@ template <class T> struct BlockedParams;
 std::size_t precondition_workspace_bytes(index_t M, index_t N, std::size_t tsize);
 
 /// W <- W V0 and, when p.V is set, V_W <- V0, for every matrix of p's batch (stream-ordered on
-/// `stream`; called between load_working_matrices and the sweeps). W V0 is formed in a buffer
-/// of its own, which replaces `w` (p.W = w.get() on return; the old buffer is freed). Matrices
+/// `stream`, with the cuBLAS and cuSOLVER handles of h, bound to it; called between
+/// load_working_matrices and the sweeps; the caller holds h until the products are done, so
+/// that no other stream's calls share the handles' workspaces meanwhile). W V0 is formed in a
+/// buffer of its own, which replaces `w` (p.W = w.get() on return; the old buffer is freed). Matrices
 /// with a non-finite entry get V0 = I (they are not iterated), and so does a matrix whose
 /// single-precision eigensolve failed (cuSOLVER's info) or returned a non-finite vector: the
 /// sweeps then start from W as without preconditioning.
 template <class DT>
-void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, cudaStream_t stream);
+void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, const HandleSet& h, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda

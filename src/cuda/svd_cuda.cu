@@ -17,6 +17,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/fused_plan.hpp"
 #include "cuda/jacobi_kernel.cuh"
+#include "cuda/owned_stream.hpp"
 #include "cuda/precondition.hpp"
 #include "cuda/qr_path.hpp"
 #include "cuda/tiny_kernel.cuh"
@@ -404,7 +405,7 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
     const int nb = block_width_for<T>(opts, N, batch);
     const bool pre = use_precondition<T>(M, N, batch, opts);  // the batch's, for every chunk alike
     over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
-        run_blocked(p, nb, pre, stream);
+        run_blocked(p, nb, pre, stream, use_precondition<T>(M, N, p.batch / 2, opts));
     });
 }
 
@@ -560,19 +561,6 @@ void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* h
     if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDeviceToHost, stream));
 }
-
-/// A stream of our own, synchronised and destroyed on scope exit.
-struct OwnedStream {
-    cudaStream_t s = nullptr;
-    OwnedStream() { BATCHSVD_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking)); }
-    OwnedStream(const OwnedStream&) = delete;
-    OwnedStream& operator=(const OwnedStream&) = delete;
-    ~OwnedStream() {
-        if (!s) return;
-        (void)cudaStreamSynchronize(s);
-        (void)cudaStreamDestroy(s);
-    }
-};
 
 /// Device bytes one matrix needs when solved from host memory: its operands and the chosen
 /// path's workspace.
