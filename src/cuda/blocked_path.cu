@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/check.hpp"
@@ -291,24 +292,32 @@ private:
     std::optional<SweepLog> log_;
 };
 
-/// Matrices of a batch that the blocked path solves as two interleaved halves, each on a
-/// stream of its own (run_blocked): preconditioned batches of at least 40 matrices of order
-/// 128 or more whose halves the rule still preconditions. One half's eigensolve and sweeps
-/// then overlap the other's (session 18, call 7, two host threads on two streams; ms, one
-/// call against two halves): float64 50 x 512^2 61.5 against 57.0, 100 x 512^2 105.1 against
-/// 91.9, 1000 x 256^2 96.5 against 92.6, 1000 x 128^2 17.9 against 17.4; float32 1000 x 256^2
-/// 66.8 against 63.8. BATCHSVD_CUDA_BLOCKED_SLICES=1 keeps one (benchmarks).
-int blocked_slices(index_t N, index_t batch, bool precondition, bool halves_precondition) {
+/// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
+/// own (run_blocked): preconditioned batches of at least 40 matrices of orders 128-256 whose
+/// halves the rule still preconditions, but for complex64. One half's eigensolve and sweeps
+/// then overlap the other's. Session 18, call 8 (H100, the same binary with
+/// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
+/// 17.1 against 18.6, 1000 x 256^2 93.4 against 97.1; float32 1000 x 128^2 13.4 against 14.6,
+/// 256^2 64.5 against 66.9; complex128 1000 x 128^2 31.0 against 31.8; but complex64 1000 x
+/// 256^2 146.1 against 144.5, and from order 384 the halves lost (float64 50 x 512^2 65.9
+/// against 61.4, 40 x 1024^2 344.9 against 331.6; complex128 50 x 512^2 124.9 against 110.1;
+/// complex64 200 x 384^2 109.5 against 105.2; only float64 100 x 512^2 won, 102.5 against
+/// 105.3): their host waits (the eigensolve, each half's sweep counts) then leave the device
+/// idle more than the overlap gains. BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or
+/// two halves (benchmarks and tests; two only with at least two matrices).
+template <class DT> int blocked_slices(index_t N, index_t batch, bool precondition, bool halves_precondition) {
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return 1;
-    return precondition && halves_precondition && N >= 128 && batch >= 40 ? 2 : 1;
+    if (v && std::string(v) == "2") return batch >= 2 ? 2 : 1;
+    if constexpr (std::is_same_v<DT, dev_complex<float>>) return 1;
+    return precondition && halves_precondition && N >= 128 && N <= 256 && batch >= 40 ? 2 : 1;
 }
 
 }  // namespace
 
 template <class DT>
 void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStream_t stream, bool halves_precondition) {
-    if (blocked_slices(q.N, q.batch, precondition, halves_precondition) == 1) {
+    if (blocked_slices<DT>(q.N, q.batch, precondition, halves_precondition) == 1) {
         BlockedSolve<DT> solve(q, nb, precondition, stream, 0);
         while (solve.advance()) {
         }
