@@ -1,6 +1,7 @@
 // Host driver of the blocked CUDA path: workspace, the scan/load passes, the preconditioning
 // when asked (precondition.cu), one launch per round-robin step, a convergence check per
-// sweep, and the finalisation.
+// sweep, and the finalisation (BlockedSolve); a large preconditioned batch as two halves on
+// two streams, their sweeps interleaved (run_blocked, blocked_slices).
 #include "cuda/blocked_path.hpp"
 
 #include <algorithm>
