@@ -602,7 +602,8 @@ TYPED_TEST(CudaDevice, PreconditionRefinementEdgeCases) {
 
 /// Skipping the block pairs known to be converged (a pair neither of whose blocks rotated since
 /// a check found nothing to rotate) is exact: the same bits as without it (BATCHSVD_CUDA_BLOCKED_SKIP
-/// =0), with both block widths, a pair split over a cluster, and preconditioned.
+/// =0), with both block widths, a pair split over a cluster, and preconditioned. (float64's
+/// kernel does not skip, kBlockedPairRecords: there both runs take the same path.)
 TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;

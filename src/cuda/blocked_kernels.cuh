@@ -82,6 +82,15 @@ template <class T> struct BlockedParams {
 
 inline constexpr int kBlockedAllPhases = 7;
 
+/// Whether the pair kernel of T keeps the per-pair records (BlockedParams::pair_log, the
+/// skipping's stamps). Not in float64: its 32-column kernel sits at its 128-register budget,
+/// and the records' few instructions (a check before the step, stores after it) tipped it
+/// from 4 to 112 bytes of spills, about 10% slower sweeps (session 18, call 10: 1000 x 256^2
+/// unpreconditioned 156.9 -> 173.8 ms against session 16's code on one machine), while the
+/// skipping had saved nothing there (session 17, call 5: 97.0 ms with it, 96.5 without).
+/// The other precisions' kernels keep or lower their spills with the records.
+template <class T> inline constexpr bool kBlockedPairRecords = !std::is_same_v<T, double>;
+
 inline constexpr int kBlockedThreads = 256;
 
 /// Register tiling of the pair kernel for a pair width W2 = 2 NB (32 or 64).
@@ -524,6 +533,44 @@ template <class T, int W2> __device__ void cluster_sum_gram(T* G, T* P, int spli
     cl.sync();
 }
 
+/// Index into BlockedParams::pair_stamp of this block's pair at `step`, matrix b.
+template <class T> __device__ __forceinline__ index_t pair_stamp_index(const BlockedParams<T>& p, index_t b, int step) {
+    const int per_step = core::round_robin_pairs(p.nblk);
+    return b * (index_t(core::round_robin_steps(p.nblk)) * per_step) + step * per_step + int(blockIdx.x) / p.split;
+}
+
+/// Whether the pair (col's blocks, NB columns each) of matrix b is known to be converged at
+/// `step`: its last "nothing to rotate" stamp is newer than both its blocks' last rotations
+/// (BlockedParams::pair_stamp, block_stamp). A phantom partner (col.wj == 0) never rotated.
+template <int NB, class T>
+__device__ __forceinline__ bool pair_known_converged(const BlockedParams<T>& p, index_t b, int step, const PairColumns& col) {
+    const int conv = p.pair_stamp[pair_stamp_index(p, b, step)];
+    const index_t row = b * p.nblk;
+    const int si = p.block_stamp[row + col.c0 / NB];
+    const int sj = col.wj > 0 ? p.block_stamp[row + col.c1 / NB] : -1;
+    return conv >= 0 && si < conv && sj < conv;
+}
+
+/// One thread a pair, after its step: the sweep log's counts, and the stamps (the blocks'
+/// when the pair rotated, the pair's when it found nothing to rotate; read from the next
+/// sweep's launches).
+template <int NB, class T>
+__device__ __forceinline__ void record_pair_step(const BlockedParams<T>& p, index_t b, int step, const PairColumns& col,
+                                                 bool rotated) {
+    if (p.pair_log) {
+        if (p.phases & 1) atomicAdd(p.pair_log, 1);
+        if (rotated) atomicAdd(p.pair_log + 1, 1);
+    }
+    if (!p.pair_stamp) return;
+    const int stamp = p.stamp_base + step;
+    if (rotated) {
+        p.block_stamp[b * p.nblk + col.c0 / NB] = stamp;
+        if (col.wj > 0) p.block_stamp[b * p.nblk + col.c1 / NB] = stamp;
+    } else {
+        p.pair_stamp[pair_stamp_index(p, b, step)] = stamp;
+    }
+}
+
 }  // namespace detail
 
 /// One round-robin step of the blocked iteration: grid (block pairs of the step, matrices).
@@ -552,8 +599,6 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     // run the eigensolver on the same summed G.
     const int split = p.split, rank = int(blockIdx.x) % split;
     const core::IndexPair bp = core::round_robin_pair(p.nblk, step, int(blockIdx.x) / split);
-    const int per_step = core::round_robin_pairs(p.nblk), pair_id = step * per_step + int(blockIdx.x) / split;
-    const index_t pair_count = index_t(core::round_robin_steps(p.nblk)) * per_step;
     const auto chunk = [&](int rows, int& r0) {
         const int len = ((rows + split - 1) / split + 63) / 64 * 64;
         r0 = min(rows, rank * len);
@@ -573,13 +618,8 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
         const BlockedState st = p.state[b];
         if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
-        if (p.pair_stamp) {  // unchanged since a check found nothing to rotate: skipped (uniform)
-            const int conv = p.pair_stamp[b * pair_count + pair_id];
-            const int si = p.block_stamp[b * p.nblk + bp.i];
-            const int sj = bp.j < p.nblk ? p.block_stamp[b * p.nblk + bp.j] : -1;
-            if (conv >= 0 && si < conv && sj < conv) continue;
-        }
-        bool rotated = false;
+        if constexpr (kBlockedPairRecords<T>)
+            if (p.pair_stamp && detail::pair_known_converged<NB>(p, b, step, col)) continue;  // (uniform)
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N + w0;
         if (p.phases & 1) {
@@ -592,6 +632,9 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         // A pair none of whose column pairs fails the convergence test leaves the eigensolver
         // with nothing to do (a rotation is the only thing that changes G): skip it and the
         // update. Most pairs of the last sweeps, and every pair of the final, checking sweep.
+        // *any (the eigensolver's "rotated") is zeroed first, ordered by the barrier of `need`:
+        // it stays 0 for a pair that skips the eigensolver, and the end of the step reads it.
+        if (threadIdx.x == 0) *any = 0;
         const bool need = (p.phases & 1) && __syncthreads_or(detail::pair_needs_rotation<T, W2>(G, tol));
         if ((p.phases & 2) && need) {
             if constexpr (!qreg) {
@@ -600,7 +643,6 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
                     Q[i + j * LDG] = T(R(i == j ? 1 : 0));
                 }
             }
-            if (threadIdx.x == 0) *any = 0;
             __syncthreads();
             detail::pair_eigen_sweep<T, W2>(G, Gb, Q, records, any, tol);
             if ((p.phases & 4) && *any) {  // read after the sweep's last barrier: uniform
@@ -624,23 +666,12 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
                     detail::pair_update<T, W2>(X, M, wrows, col, tile, Q);
                     if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N + v0, N, vrows, col, tile, Q);
                 }
-                if (threadIdx.x == 0) {
-                    atomicExch(&p.state[b].rotated, 1);
-                    if (p.pair_log && rank == 0) atomicAdd(p.pair_log + 1, 1);
-                }
-                rotated = true;
+                if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
             }
         }
-        if (p.pair_log && threadIdx.x == 0 && rank == 0 && (p.phases & 1)) atomicAdd(p.pair_log, 1);
-        if (p.pair_stamp && threadIdx.x == 0 && rank == 0) {  // read from the next sweep's launches
-            const int stamp = p.stamp_base + step;
-            if (rotated) {
-                p.block_stamp[b * p.nblk + bp.i] = stamp;
-                if (bp.j < p.nblk) p.block_stamp[b * p.nblk + bp.j] = stamp;
-            } else {
-                p.pair_stamp[b * pair_count + pair_id] = stamp;
-            }
-        }
+        if constexpr (kBlockedPairRecords<T>)  // the sweep log and the stamps
+            if (threadIdx.x == 0 && int(blockIdx.x) % p.split == 0 && (p.pair_log || p.pair_stamp))
+                detail::record_pair_step<NB>(p, b, step, col, (p.phases & 4) && *any);
         __syncthreads();  // shared memory is reused for the next matrix
     }
 }

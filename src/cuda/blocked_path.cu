@@ -104,22 +104,29 @@ int blocked_phases_from_env() {
 
 /// BATCHSVD_CUDA_SWEEP_LOG=1 (diagnostics, for benchmarks: it waits for every sweep): after
 /// each sweep, one line on stderr with the block pairs whose Gram matrix was formed, those that
-/// rotated, and the matrices still iterating.
+/// rotated (where the pair kernel counts them: kBlockedPairRecords, not float64), and the
+/// matrices still iterating.
 class SweepLog {
 public:
-    explicit SweepLog(cudaStream_t stream) : stream_(stream) {
+    SweepLog(cudaStream_t stream, bool pairs_counted) : stream_(stream) {
         const char* v = std::getenv("BATCHSVD_CUDA_SWEEP_LOG");
-        if (!v || std::string(v) != "1") return;
+        on_ = v && std::string(v) == "1";
+        if (!on_ || !pairs_counted) return;
         buffer_ = DeviceBuffer<int>(2, stream);
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, 2 * sizeof(int), stream));
     }
     int* counters() const { return buffer_.get(); }
     void print(int sweep, index_t pairs, const int* active) {
-        if (!buffer_.get()) return;
+        if (!on_) return;
         int host[3] = {0, 0, 0};
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host, buffer_.get(), 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
+        if (buffer_.get())
+            BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host, buffer_.get(), 2 * sizeof(int), cudaMemcpyDeviceToHost, stream_));
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host + 2, active, sizeof(int), cudaMemcpyDeviceToHost, stream_));
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        if (!buffer_.get()) {
+            std::fprintf(stderr, "blocked sweep %d: pairs not counted, matrices still iterating %d\n", sweep + 1, host[2]);
+            return;
+        }
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, 2 * sizeof(int), stream_));
         std::fprintf(stderr, "blocked sweep %d: pairs formed %d rotated %d of %lld, matrices still iterating %d\n",
                      sweep + 1, host[0], host[1], static_cast<long long>(pairs), host[2]);
@@ -127,6 +134,7 @@ public:
 
 private:
     cudaStream_t stream_;
+    bool on_ = false;
     DeviceBuffer<int> buffer_;
 };
 
@@ -202,9 +210,10 @@ public:
         p.nb = nb;
         p.nblk = int((N + nb - 1) / nb);
         p.phases = blocked_phases_from_env();
-        // The skipping's stamps, -1 (every byte 0xff) at the start. Not when timing a sweep's
-        // parts, nor with two blocks (their one pair's check is the matrix's).
-        if (skip_converged_pairs() && p.phases == kBlockedAllPhases && p.nblk > 2) {
+        // The skipping's stamps, -1 (every byte 0xff) at the start. Not in float64
+        // (kBlockedPairRecords), not when timing a sweep's parts, nor with two blocks (their
+        // one pair's check is the matrix's).
+        if (kBlockedPairRecords<DT> && skip_converged_pairs() && p.phases == kBlockedAllPhases && p.nblk > 2) {
             const std::size_t per = stamp_ints(p.nblk);
             stamps_ = DeviceBuffer<int>(batch * per, stream);
             BATCHSVD_CUDA_CHECK(cudaMemsetAsync(stamps_.get(), 0xff, batch * per * sizeof(int), stream));
@@ -239,7 +248,7 @@ public:
         config_.attrs = &cluster_;
         config_.numAttrs = p.split > 1 ? 1 : 0;  // a plain launch when a pair has one block
         still_.emplace(stream, count_slot);
-        log_.emplace(stream);
+        log_.emplace(stream, kBlockedPairRecords<DT>);
         p.pair_log = log_->counters();
     }
     BlockedSolve(const BlockedSolve&) = delete;
