@@ -160,14 +160,6 @@ template <class T> __device__ __forceinline__ core::Tolerance<core::real_of_t<T>
     return {q.tol, core::negligible_norm(scalbn(amax, scale_exponent(amax)))};
 }
 
-template <class R> __device__ __forceinline__ R warp_max(R v) {
-    for (int off = 16; off > 0; off >>= 1) {
-        const R o = __shfl_xor_sync(0xffffffffu, v, off);
-        v = o > v ? o : v;
-    }
-    return v;
-}
-
 }  // namespace detail
 
 /// Pass 1: finiteness and the largest |entry| of each matrix. Grid (chunks, matrices).

@@ -121,6 +121,52 @@ template <class T> __device__ __forceinline__ T group_sum(T v, int G, unsigned m
     return v;
 }
 
+/// Maximum over a full warp (every lane gets it).
+template <class R> __device__ __forceinline__ R warp_max(R v) {
+    for (int off = 16; off > 0; off >>= 1) {
+        const R o = __shfl_xor_sync(0xffffffffu, v, off);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+/// Sum over a block of Threads threads (a multiple of 32, at most 1024); red, in shared
+/// memory, holds Threads / 32 + 1 values. Every thread gets the result.
+template <int Threads, class R> __device__ R block_sum(R v, R* red) {
+    static_assert(Threads % 32 == 0 && Threads <= 1024);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = group_sum(v, 32, 0xffffffffu);
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        R w = lane < Threads / 32 ? red[lane] : R(0);
+        w = group_sum(w, 32, 0xffffffffu);
+        if (lane == 0) red[Threads / 32] = w;
+    }
+    __syncthreads();
+    const R total = red[Threads / 32];
+    __syncthreads();  // red is reused by the next call
+    return total;
+}
+
+/// Maximum over a block of Threads threads; red as for block_sum. Every thread gets it.
+template <int Threads, class R> __device__ R block_max(R v, R* red) {
+    static_assert(Threads % 32 == 0 && Threads <= 1024);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    v = warp_max(v);
+    if (lane == 0) red[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        R w = lane < Threads / 32 ? red[lane] : R(0);
+        w = warp_max(w);
+        if (lane == 0) red[Threads / 32] = w;
+    }
+    __syncthreads();
+    const R total = red[Threads / 32];
+    __syncthreads();
+    return total;
+}
+
 /// Synchronises a team: __syncwarp over its lanes when it lives in one warp, else the block.
 struct TeamSync {
     unsigned mask;

@@ -121,27 +121,6 @@ template <class DT> __global__ void newton_schulz_middle_kernel(const DT* X, DT*
     }
 }
 
-/// Sum and maximum over a block of 256 threads (every thread gets both).
-template <class R> __device__ void block_sum_max(R& sum, R& mx) {
-    __shared__ R part[2][8];
-    for (int off = 16; off > 0; off >>= 1) {
-        sum += __shfl_xor_sync(0xffffffffu, sum, off);
-        mx = fmax(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-    }
-    if ((threadIdx.x & 31) == 0) {
-        part[0][threadIdx.x / 32] = sum;
-        part[1][threadIdx.x / 32] = mx;
-    }
-    __syncthreads();
-    sum = 0;
-    mx = 0;
-    for (int w = 0; w < 8; ++w) {
-        sum += part[0][w];
-        mx = fmax(mx, part[1][w]);
-    }
-    __syncthreads();  // part is reused by the next call
-}
-
 /// Largest ||E||_F the refinement step keeps (refine_kernel): the orthogonality error of X F
 /// is then about ||E||^2 <= 1e-2, which three Newton-Schulz steps take to rounding (1e-2 ->
 /// 7.5e-5 -> 4.2e-9 -> 1.3e-17).
@@ -167,6 +146,7 @@ template <class DT>
 __global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::real_of_t<DT>* lam,
                                                      const BlockedState* state, int N, index_t batch) {
     using R = core::real_of_t<DT>;
+    __shared__ R red[256 / 32 + 1];
     const index_t nn = index_t(N) * N;
     const auto identity = [](int r, int c) { return DT(R(r == c ? 1 : 0)); };
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -183,7 +163,7 @@ __global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::r
             continue;
         }
         // Pass 1: the eigenvalue estimates, ||off(S)||_F, ||R||_F.
-        R off2 = 0, r2 = 0, lmax = 0, unused = 0;
+        R off2 = 0, r2 = 0, lmax = 0;
         for (int i = threadIdx.x; i < N; i += blockDim.x) {
             l[i] = core::real_part(s[i + index_t(i) * N]) / core::real_part(pm[i + index_t(i) * N]);
             lmax = fmax(lmax, l[i]);
@@ -193,8 +173,9 @@ __global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::r
                 if (r != c) off2 += core::abs2(s[r + index_t(c) * N]);
                 r2 += core::abs2(r_of(r, c));
             }
-        block_sum_max(off2, unused);
-        block_sum_max(r2, lmax);  // (__syncthreads inside: l[] is visible below)
+        off2 = detail::block_sum<256>(off2, red);
+        r2 = detail::block_sum<256>(r2, red);
+        lmax = detail::block_max<256>(lmax, red);  // (__syncthreads inside: l[] is visible below)
         const R delta = 2 * (sqrt(off2) + lmax * sqrt(r2));
         // Pass 2: F = I + E in place of S, and ||E||_F.
         R e2 = 0;
@@ -208,7 +189,7 @@ __global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::r
                 e2 += core::abs2(e);
                 s[r + index_t(c) * N] = r == c ? detail::add(e, DT(R(1))) : e;
             }
-        block_sum_max(e2, unused);
+        e2 = detail::block_sum<256>(e2, red);
         if (!(e2 <= R(kRefineNormGuard * kRefineNormGuard)))  // (NaN falls back too)
             for (int c = 0; c < N; ++c)
                 for (int r = threadIdx.x; r < N; r += blockDim.x)

@@ -29,23 +29,6 @@ template <class T> __device__ __forceinline__ T mul(const T& a, const T& b) {
     return core::axpy(a, b, T(core::real_of_t<T>(0)));
 }
 
-/// Maximum over the block; red as for block_sum. Every thread gets the result.
-template <class R> __device__ R block_max(R v, R* red) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = warp_max(v);
-    if (lane == 0) red[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        R w = lane < kQrThreads / 32 ? red[lane] : R(0);
-        w = warp_max(w);
-        if (lane == 0) red[kQrThreads / 32] = w;
-    }
-    __syncthreads();
-    const R total = red[kQrThreads / 32];
-    __syncthreads();
-    return total;
-}
-
 /// 1 / z, without squaring |z| (no overflow or underflow for scaled data).
 template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
     using R = core::real_of_t<T>;
@@ -55,23 +38,6 @@ template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
     } else {
         return R(1) / z;
     }
-}
-
-/// Sum over the block; red holds kQrThreads / 32 + 1 values. Every thread gets the result.
-template <class R> __device__ R block_sum(R v, R* red) {
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    v = group_sum(v, 32, 0xffffffffu);
-    if (lane == 0) red[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        R w = lane < kQrThreads / 32 ? red[lane] : R(0);
-        w = group_sum(w, 32, 0xffffffffu);
-        if (lane == 0) red[kQrThreads / 32] = w;
-    }
-    __syncthreads();
-    const R total = red[kQrThreads / 32];
-    __syncthreads();  // red is reused by the next call
-    return total;
 }
 
 /// c <- (I - tau v v^H) c for one column c (length len) and the reflector v (v(0) = 1
@@ -107,13 +73,13 @@ __device__ void householder_qr_block(T* W, int M, int N, T* tau, core::real_of_t
         // that does not match the tail makes H non-unitary.
         R pmax = 0;
         for (int i = 1 + tid; i < len; i += kQrThreads) pmax = fmax(pmax, core::abs_of(x[i]));
-        const R tmax = detail::block_max(pmax, red);
+        const R tmax = detail::block_max<kQrThreads>(pmax, red);
         R tail = 0;
         if (tmax > 0) {
             const int e = ilogb(tmax);
             R part = 0;
             for (int i = 1 + tid; i < len; i += kQrThreads) part += core::abs2(detail::scale_pow2(x[i], -e));
-            tail = scalbn(sqrt(detail::block_sum(part, red)), e);
+            tail = scalbn(sqrt(detail::block_sum<kQrThreads>(part, red)), e);
         }
         if (tid == 0) {
             const T alpha = x[0];
