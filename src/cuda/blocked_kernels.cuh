@@ -69,14 +69,14 @@ template <class T> struct BlockedParams {
     /// Counters of the sweep log (BATCHSVD_CUDA_SWEEP_LOG, blocked_path.cu), else null: [0] the
     /// (matrix, block pair) Gram matrices formed, [1] those that rotated.
     int* pair_log;
-    /// Skipping pairs already known to be converged (both null when off, blocked_path.cu):
+    /// Skipping pairs already known to be converged (null when off, blocked_path.cu):
     /// block_stamp, batch x nblk, the stamp of the step that last rotated each block column (-1:
-    /// none); pair_stamp, batch x (steps x pairs a step), the stamp of the step that last found
-    /// the pair with nothing to rotate (-1: none). A step's stamp is stamp_base + step, with
-    /// stamp_base = sweep x steps. A pair whose last verdict is newer than both its blocks'
-    /// last updates would form the same Gram matrix and reach the same verdict: it is skipped.
+    /// none). A step's stamp is stamp_base + step, with stamp_base = sweep x steps. Every pair
+    /// comes once a sweep, at the same step, so its previous visit had stamp stamp_base - steps
+    /// + step: when neither of its blocks has rotated since (nor at it: a rotation there would
+    /// have stamped both), that visit found nothing to rotate, or was itself skipped on the
+    /// same grounds, and the pair would form the same Gram matrix and reach the same verdict.
     int* block_stamp;
-    int* pair_stamp;
     int stamp_base;
 };
 
@@ -525,27 +525,20 @@ template <class T, int W2> __device__ void cluster_sum_gram(T* G, T* P, int spli
     cl.sync();
 }
 
-/// Index into BlockedParams::pair_stamp of this block's pair at `step`, matrix b.
-template <class T> __device__ __forceinline__ index_t pair_stamp_index(const BlockedParams<T>& p, index_t b, int step) {
-    const int per_step = core::round_robin_pairs(p.nblk);
-    return b * (index_t(core::round_robin_steps(p.nblk)) * per_step) + step * per_step + int(blockIdx.x) / p.split;
-}
-
 /// Whether the pair (col's blocks, NB columns each) of matrix b is known to be converged at
-/// `step`: its last "nothing to rotate" stamp is newer than both its blocks' last rotations
-/// (BlockedParams::pair_stamp, block_stamp). A phantom partner (col.wj == 0) never rotated.
+/// `step` (BlockedParams::block_stamp): neither block has rotated since the pair's previous
+/// visit, one sweep ago. Never in the first sweep; a phantom partner (col.wj == 0) never
+/// rotates.
 template <int NB, class T>
 __device__ __forceinline__ bool pair_known_converged(const BlockedParams<T>& p, index_t b, int step, const PairColumns& col) {
-    const int conv = p.pair_stamp[pair_stamp_index(p, b, step)];
+    const int previous = p.stamp_base - core::round_robin_steps(p.nblk) + step;
     const index_t row = b * p.nblk;
-    const int si = p.block_stamp[row + col.c0 / NB];
-    const int sj = col.wj > 0 ? p.block_stamp[row + col.c1 / NB] : -1;
-    return conv >= 0 && si < conv && sj < conv;
+    return previous >= 0 && p.block_stamp[row + col.c0 / NB] < previous &&
+           (col.wj == 0 || p.block_stamp[row + col.c1 / NB] < previous);
 }
 
-/// One thread a pair, after its step: the sweep log's counts, and the stamps (the blocks'
-/// when the pair rotated, the pair's when it found nothing to rotate; read from the next
-/// sweep's launches).
+/// One thread a pair, after its step: the sweep log's counts, and, when the pair rotated, its
+/// blocks' stamps (read from later launches).
 template <int NB, class T>
 __device__ __forceinline__ void record_pair_step(const BlockedParams<T>& p, index_t b, int step, const PairColumns& col,
                                                  bool rotated) {
@@ -553,14 +546,10 @@ __device__ __forceinline__ void record_pair_step(const BlockedParams<T>& p, inde
         if (p.phases & 1) atomicAdd(p.pair_log, 1);
         if (rotated) atomicAdd(p.pair_log + 1, 1);
     }
-    if (!p.pair_stamp) return;
+    if (!p.block_stamp || !rotated) return;
     const int stamp = p.stamp_base + step;
-    if (rotated) {
-        p.block_stamp[b * p.nblk + col.c0 / NB] = stamp;
-        if (col.wj > 0) p.block_stamp[b * p.nblk + col.c1 / NB] = stamp;
-    } else {
-        p.pair_stamp[pair_stamp_index(p, b, step)] = stamp;
-    }
+    p.block_stamp[b * p.nblk + col.c0 / NB] = stamp;
+    if (col.wj > 0) p.block_stamp[b * p.nblk + col.c1 / NB] = stamp;
 }
 
 }  // namespace detail
@@ -611,7 +600,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
         const BlockedState st = p.state[b];
         if (!st.active) continue;  // converged, non-finite or out of sweeps: masked
         if constexpr (kBlockedPairRecords<T>)
-            if (p.pair_stamp && detail::pair_known_converged<NB>(p, b, step, col)) continue;  // (uniform)
+            if (p.block_stamp && detail::pair_known_converged<NB>(p, b, step, col)) continue;  // (uniform)
         const core::Tolerance<R> tol = detail::blocked_tolerance(q, st);
         T* X = p.W + b * index_t(M) * N + w0;
         if (p.phases & 1) {
@@ -662,7 +651,7 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
             }
         }
         if constexpr (kBlockedPairRecords<T>)  // the sweep log and the stamps
-            if (threadIdx.x == 0 && int(blockIdx.x) % p.split == 0 && (p.pair_log || p.pair_stamp))
+            if (threadIdx.x == 0 && int(blockIdx.x) % p.split == 0 && (p.pair_log || p.block_stamp))
                 detail::record_pair_step<NB>(p, b, step, col, (p.phases & 4) && *any);
         __syncthreads();  // shared memory is reused for the next matrix
     }

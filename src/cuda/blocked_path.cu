@@ -55,11 +55,6 @@ BlockedCounts blocked_counts(index_t M, index_t N, bool need_vw) {
             std::size_t(2 * N + 8), std::size_t(N)};
 }
 
-/// Ints per matrix of the pair-skipping stamps (BlockedParams::block_stamp, pair_stamp).
-std::size_t stamp_ints(int nblk) {
-    return std::size_t(nblk) + std::size_t(core::round_robin_steps(nblk)) * std::size_t(core::round_robin_pairs(nblk));
-}
-
 /// BATCHSVD_CUDA_BLOCKED_SKIP=0 turns the skipping of pairs known to be converged off
 /// (benchmarks: session 17 measured it against this).
 bool skip_converged_pairs() {
@@ -72,8 +67,8 @@ bool skip_converged_pairs() {
 std::size_t blocked_workspace_bytes(index_t M, index_t N, bool need_vw, std::size_t tsize,
                                     std::size_t rsize) {
     const BlockedCounts c = blocked_counts(M, N, need_vw);
-    const int nblk16 = int((N + 15) / 16);  // the narrower block width: the most stamps
-    return (c.w + c.v + c.scratch) * tsize + c.norms * rsize + (c.ints + stamp_ints(nblk16)) * sizeof(int) +
+    const std::size_t stamps = std::size_t((N + 15) / 16);  // BlockedParams::block_stamp, at the narrower width
+    return (c.w + c.v + c.scratch) * tsize + c.norms * rsize + (c.ints + stamps) * sizeof(int) +
            sizeof(BlockedState);
 }
 
@@ -214,11 +209,10 @@ public:
         // (kBlockedPairRecords), not when timing a sweep's parts, nor with two blocks (their
         // one pair's check is the matrix's).
         if (kBlockedPairRecords<DT> && skip_converged_pairs() && p.phases == kBlockedAllPhases && p.nblk > 2) {
-            const std::size_t per = stamp_ints(p.nblk);
-            stamps_ = DeviceBuffer<int>(batch * per, stream);
-            BATCHSVD_CUDA_CHECK(cudaMemsetAsync(stamps_.get(), 0xff, batch * per * sizeof(int), stream));
+            const std::size_t count = std::size_t(batch) * std::size_t(p.nblk);
+            stamps_ = DeviceBuffer<int>(count, stream);
+            BATCHSVD_CUDA_CHECK(cudaMemsetAsync(stamps_.get(), 0xff, count * sizeof(int), stream));
             p.block_stamp = stamps_.get();
-            p.pair_stamp = stamps_.get() + batch * p.nblk;
         }
 
         load_working_matrices(p, stream);
