@@ -622,7 +622,7 @@ TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
 }
 
 /// A preconditioned batch run as two interleaved halves on two streams (blocked_path.cu's
-/// blocked_slices; forced, as complex64 does not take them by itself): every matrix accurate
+/// run_blocked, svd_cuda.cu's blocked_halves; forced, as complex64 does not take them by itself): every matrix accurate
 /// and its info where it belongs (a NaN matrix in each half), the singular values those of one
 /// stream (BATCHSVD_CUDA_BLOCKED_SLICES=1), tall and wide, an odd batch.
 TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {

@@ -1,7 +1,7 @@
 // Host driver of the blocked CUDA path: workspace, the scan/load passes, the preconditioning
 // when asked (precondition.cu), one launch per round-robin step, a convergence check per
 // sweep, and the finalisation (BlockedSolve); a large preconditioned batch as two halves on
-// two streams, their sweeps interleaved (run_blocked, blocked_slices).
+// two streams, their sweeps interleaved (run_blocked; svd_cuda.cu's blocked_halves decides).
 #include "cuda/blocked_path.hpp"
 
 #include <algorithm>
@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
-#include <type_traits>
 
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/check.hpp"
@@ -296,32 +295,11 @@ private:
     std::optional<SweepLog> log_;
 };
 
-/// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
-/// own (run_blocked): preconditioned batches of at least 40 matrices of orders 128-256 whose
-/// halves the rule still preconditions, but for complex64. One half's eigensolve and sweeps
-/// then overlap the other's. Session 18, call 8 (H100, the same binary with
-/// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
-/// 17.1 against 18.6, 1000 x 256^2 93.4 against 97.1; float32 1000 x 128^2 13.4 against 14.6,
-/// 256^2 64.5 against 66.9; complex128 1000 x 128^2 31.0 against 31.8; but complex64 1000 x
-/// 256^2 146.1 against 144.5, and from order 384 the halves lost (float64 50 x 512^2 65.9
-/// against 61.4, 40 x 1024^2 344.9 against 331.6; complex128 50 x 512^2 124.9 against 110.1;
-/// complex64 200 x 384^2 109.5 against 105.2; only float64 100 x 512^2 won, 102.5 against
-/// 105.3): their host waits (the eigensolve, each half's sweep counts) then leave the device
-/// idle more than the overlap gains. BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or
-/// two halves (benchmarks and tests; two only with at least two matrices).
-template <class DT> int blocked_slices(index_t N, index_t batch, bool precondition, bool halves_precondition) {
-    const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
-    if (v && std::string(v) == "1") return 1;
-    if (v && std::string(v) == "2") return batch >= 2 ? 2 : 1;
-    if constexpr (std::is_same_v<DT, dev_complex<float>>) return 1;
-    return precondition && halves_precondition && N >= 128 && N <= 256 && batch >= 40 ? 2 : 1;
-}
-
 }  // namespace
 
 template <class DT>
-void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStream_t stream, bool halves_precondition) {
-    if (blocked_slices<DT>(q.N, q.batch, precondition, halves_precondition) == 1) {
+void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, bool halves, cudaStream_t stream) {
+    if (!halves || q.batch < 2) {
         BlockedSolve<DT> solve(q, nb, precondition, stream, 0);
         while (solve.advance()) {
         }
@@ -333,8 +311,8 @@ void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStrea
     // the first's first sweep is enqueued; then their sweeps alternate.
     const Event forked;
     BATCHSVD_CUDA_CHECK(cudaEventRecord(forked.get(), stream));
-    OwnedStream halves[2];
-    for (OwnedStream& h : halves) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(h.s, forked.get(), 0));
+    OwnedStream streams[2];
+    for (OwnedStream& h : streams) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(h.s, forked.get(), 0));
     const index_t first_count = q.batch / 2;
     JacobiParams<DT> part[2] = {q, q};
     part[0].batch = first_count;
@@ -347,9 +325,9 @@ void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStrea
     part[1].info = at(q.info, first_count);
     std::optional<BlockedSolve<DT>> solve[2];
     bool more[2];
-    solve[0].emplace(part[0], nb, precondition, halves[0].s, 0);
+    solve[0].emplace(part[0], nb, precondition, streams[0].s, 0);
     more[0] = solve[0]->advance();
-    solve[1].emplace(part[1], nb, precondition, halves[1].s, 1);
+    solve[1].emplace(part[1], nb, precondition, streams[1].s, 1);
     more[1] = solve[1]->advance();
     while (more[0] || more[1])
         for (int i = 0; i < 2; ++i)
@@ -357,13 +335,13 @@ void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStrea
     const Event done[2];
     for (int i = 0; i < 2; ++i) {
         solve[i]->finish();
-        BATCHSVD_CUDA_CHECK(cudaEventRecord(done[i].get(), halves[i].s));
+        BATCHSVD_CUDA_CHECK(cudaEventRecord(done[i].get(), streams[i].s));
         BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream, done[i].get(), 0));
     }
 }
 
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \
-    template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, cudaStream_t, bool); \
+    template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, bool, cudaStream_t); \
     template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
 BATCHSVD_BLOCKED_INSTANTIATE_(float)
 BATCHSVD_BLOCKED_INSTANTIATE_(double)

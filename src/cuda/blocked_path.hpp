@@ -26,13 +26,11 @@ template <class DT> void load_working_matrices(const BlockedParams<DT>& p, cudaS
 /// Runs the blocked Jacobi solve for q (the fused kernel's parameters: input, outputs, shape,
 /// tolerance), from W V0 instead of W when `precondition` (precondition.hpp). Waits once per
 /// sweep for the count of matrices still iterating, one sweep late (lagged_count.hpp: sweep
-/// s + 1 is already enqueued), and at the end for the last count. A large preconditioned
-/// batch whose halves would be preconditioned too (`halves_precondition`, the caller's rule
-/// for half the batch) runs as two halves on two streams of its own, their sweeps
-/// interleaved, and `stream` waits for both (blocked_slices); the call then returns when the
+/// s + 1 is already enqueued), and at the end for the last count. With `halves` (and two
+/// matrices or more) the batch runs as two halves on two streams of its own, their sweeps
+/// interleaved by this thread, and `stream` waits for both; the call then returns when the
 /// solve is done.
 template <class DT>
-void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, cudaStream_t stream,
-                 bool halves_precondition = false);
+void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, bool halves, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda

@@ -384,6 +384,29 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
     return !(N > 256 && N < 1024 && batch > 1 && batch < 20);
 }
 
+/// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
+/// own (run_blocked): preconditioned batches of at least 40 matrices of orders 128-256 whose
+/// halves the rule still preconditions, but for complex64. One half's eigensolve and sweeps
+/// then overlap the other's. Session 18, call 8 (H100, the same binary with
+/// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
+/// 17.1 against 18.6, 1000 x 256^2 93.4 against 97.1; float32 1000 x 128^2 13.4 against 14.6,
+/// 256^2 64.5 against 66.9; complex128 1000 x 128^2 31.0 against 31.8; but complex64 1000 x
+/// 256^2 146.1 against 144.5, and from order 384 the halves lost (float64 50 x 512^2 65.9
+/// against 61.4, 40 x 1024^2 344.9 against 331.6; complex128 50 x 512^2 124.9 against 110.1;
+/// complex64 200 x 384^2 109.5 against 105.2; only float64 100 x 512^2 won, 102.5 against
+/// 105.3): their host waits (the eigensolve, each half's sweep counts) then leave the device
+/// idle more than the overlap gains. Call 12 re-measured float64 on its unspilled kernel: 1000
+/// x 256^2 90.0 against 93.1, 200 x 256^2 20.2 against 22.9, 50 x 512^2 in halves 64.0
+/// against 59.5. BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves
+/// (benchmarks and tests).
+template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
+    const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
+    if (v && std::string(v) == "1") return false;
+    if (v && std::string(v) == "2") return true;
+    if constexpr (std::is_same_v<T, std::complex<float>>) return false;
+    return precondition && N >= 128 && N <= 256 && batch >= 40 && use_precondition<T>(M, N, batch / 2, opts);
+}
+
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
 /// may run (for a batch that allows it: the callers size chunks by this).
 template <class T> std::size_t blocked_bytes(index_t M, index_t N, bool need_vw, const Options& opts) {
@@ -405,7 +428,7 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
     const int nb = block_width_for<T>(opts, N, batch);
     const bool pre = use_precondition<T>(M, N, batch, opts);  // the batch's, for every chunk alike
     over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
-        run_blocked(p, nb, pre, stream, use_precondition<T>(M, N, p.batch / 2, opts));
+        run_blocked(p, nb, pre, blocked_halves<T>(M, N, p.batch, pre, opts), stream);
     });
 }
 
