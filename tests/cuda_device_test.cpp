@@ -107,6 +107,19 @@ void expect_accurate(index_t m, index_t n, index_t batch, const std::vector<T>& 
                                       << e.e3 << " e4 " << e.e4 << " sorted " << e.sorted;
 }
 
+/// Matrix b of a device result, e1-e4 below 30u against `one` (m x n, column-major), with its
+/// singular values `s` (r's, or r's rescaled by the caller).
+template <class T>
+void expect_matrix_accurate(index_t m, index_t n, const std::vector<T>& one, const real_t<T>* s,
+                            const DeviceResult<T>& r, index_t b) {
+    const index_t k = std::min(m, n);
+    const testing::Errors e = testing::measure<T>(
+        m, n, one.data(), m, s, r.u.data() + b * m * k, m, r.v.data() + b * n * k, n,
+        testing::reference_singular_values<T>(m, n, one.data(), m).data());
+    EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3
+                                      << " e4 " << e.e4;
+}
+
 /// A fresh batch of family f solved on the device, every measure below 30u.
 template <class T>
 void expect_family_accurate(testing::Family f, index_t m, index_t n, index_t batch,
@@ -195,12 +208,8 @@ TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
         }
         // The others are unaffected.
         for (index_t b : {index_t(0), bad - 1, bad + 1, batch - 1}) {
-            std::vector<T> one(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
-            const testing::Errors e = testing::measure<T>(
-                m, n, one.data(), m, r.s.data() + b * k, r.u.data() + b * m * k, m,
-                r.v.data() + b * n * k, n,
-                testing::reference_singular_values<T>(m, n, one.data(), m).data());
-            EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2;
+            const std::vector<T> one(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+            expect_matrix_accurate<T>(m, n, one, r.s.data() + b * k, r, b);
         }
     }
 }
@@ -592,11 +601,7 @@ TYPED_TEST(CudaDevice, PreconditionRefinementEdgeCases) {
             one = unscaled[b - 5];
             for (R& x : s) x = std::ldexp(x, -exponent[b - 5]);
         }
-        const testing::Errors e = testing::measure<T>(
-            m, n, one.data(), m, s.data(), r.u.data() + b * m * k, m, r.v.data() + b * n * k, n,
-            testing::reference_singular_values<T>(m, n, one.data(), m).data());
-        EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2 << " e3 " << e.e3
-                                          << " e4 " << e.e4;
+        expect_matrix_accurate<T>(m, n, one, s.data(), r, b);
     }
 }
 
@@ -648,12 +653,8 @@ TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {
             EXPECT_EQ(halves.info[b], nonfinite ? info_nonfinite : 0) << "matrix " << b;
             EXPECT_EQ(whole.info[b], halves.info[b]) << "matrix " << b;
             if (nonfinite) continue;
-            std::vector<T> one_a(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
-            const testing::Errors e = testing::measure<T>(
-                m, n, one_a.data(), m, halves.s.data() + b * k, halves.u.data() + b * m * k, m,
-                halves.v.data() + b * n * k, n, testing::reference_singular_values<T>(m, n, one_a.data(), m).data());
-            EXPECT_TRUE(e.within(limit<T>())) << "matrix " << b << " e1 " << e.e1 << " e2 " << e.e2 << " e3 "
-                                              << e.e3 << " e4 " << e.e4;
+            const std::vector<T> one_a(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+            expect_matrix_accurate<T>(m, n, one_a, halves.s.data() + b * k, halves, b);
             for (index_t j = 0; j < k; ++j)
                 EXPECT_NEAR(halves.s[b * k + j], whole.s[b * k + j], R(limit<T>()) * whole.s[b * k]) << b << " " << j;
         }
