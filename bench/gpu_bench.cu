@@ -24,7 +24,8 @@
 //   with block width NB (f64:1000:119:119:b16), fused forces the unblocked kernels (the fused
 //   one where the warp and tiny kernels do not fit; f64:1000:64:64:fused), qr forces QR
 //   pre-processing and noqr turns it off (f64:1000:1000:16:qr), pre forces the blocked path's
-//   preconditioning (Options::precondition) and nopre turns it off; "max:BATCH" runs the largest
+//   preconditioning (Options::precondition) and nopre turns it off, bpre forces both the blocked
+//   path (its automatic block width) and the preconditioning; "max:BATCH" runs the largest
 //   fused square of each precision, in the fused kernel.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
@@ -95,6 +96,9 @@ namespace {
     } while (0)
 
 const double nan_ms = std::numeric_limits<double>::quiet_NaN();
+
+/// run_case's nb for the blocked path forced with block_width_for's width.
+constexpr int kBlockedAnyWidth = -2;
 
 /// Host to device, ordered on stream s and complete on return. (A plain cudaMemcpy from
 /// pageable memory may return before its DMA lands, and runs on the legacy stream, which the
@@ -449,9 +453,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
 
     batchsvd::Options opts;
     opts.stream = s;
-    if (nb > 0) {  // the blocked path forced, with this block width
+    if (nb > 0 || nb == kBlockedAnyWidth) {  // the blocked path forced, with this block width
         opts.variant = batchsvd::JacobiVariant::blocked;
-        opts.block_width = nb;
+        opts.block_width = std::max(nb, 0);
     } else if (nb < 0) {  // the unblocked kernels forced (the fused one where nothing smaller fits)
         opts.variant = batchsvd::JacobiVariant::unblocked;
     }
@@ -1088,6 +1092,7 @@ int main(int argc, char** argv) {
                 one(std::complex<double>{});
                 continue;
             }
+            const bool bpre = f.size() == 5 && f[4] == "bpre";
             if (f.size() != 4 && !(f.size() == 5 && ((f[4].size() > 1 && f[4][0] == 'b') || f[4] == "qr" ||
                                                      f[4] == "noqr" || f[4] == "fused" || f[4] == "pre" ||
                                                      f[4] == "nopre"))) {
@@ -1100,9 +1105,10 @@ int main(int argc, char** argv) {
             const batchsvd::QrMode qr = f.size() == 5 && f[4] == "qr"     ? batchsvd::QrMode::always
                                         : f.size() == 5 && f[4] == "noqr" ? batchsvd::QrMode::never
                                                                           : batchsvd::QrMode::automatic;
-            const int nb = f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1)
+            const int nb = bpre ? kBlockedAnyWidth
+                           : f.size() == 5 && f[4][0] == 'b' ? std::atoi(f[4].c_str() + 1)
                            : f.size() == 5 && f[4] == "fused" ? -1 : 0;
-            const batchsvd::PreconditionMode pre = f.size() == 5 && f[4] == "pre" ? batchsvd::PreconditionMode::always
+            const batchsvd::PreconditionMode pre = bpre || (f.size() == 5 && f[4] == "pre") ? batchsvd::PreconditionMode::always
                                                    : f.size() == 5 && f[4] == "nopre"
                                                        ? batchsvd::PreconditionMode::never
                                                        : batchsvd::PreconditionMode::automatic;

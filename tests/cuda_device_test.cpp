@@ -681,6 +681,17 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     EXPECT_TRUE(pre(cuda::solve_path<T>(40, 33, 3, preconditioned())));
     EXPECT_TRUE(pre(cuda::solve_path<T>(700, 200, 1, preconditioned())));
     EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
+    // Real types take the preconditioned blocked path before the fused kernel where the rule
+    // preconditions, and float64 before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
+    if constexpr (std::is_same_v<T, real_t<T>>) {
+        EXPECT_TRUE(pre(cuda::solve_path<T>(64, 64, 1000, {})));
+        EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
+    }
+    if constexpr (std::is_same_v<T, double>) {
+        EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
+        EXPECT_EQ(cuda::solve_path<T>(256, 64, 10, {}), "qr");
+        EXPECT_EQ(cuda::solve_path<T>(320, 64, 1000, {}), "qr");
+    }
 }
 
 /// The automatic rule by precision, order, shape and batch (svd_cuda.cu's use_precondition,
@@ -691,14 +702,14 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     Options always, never;
     always.precondition = PreconditionMode::always;
     never.precondition = PreconditionMode::never;
-    // float64: from order 72 to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
+    // float64: from order 40 to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
     // more; orders 257-1023 not in batches of 2-19
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 1000, a));
-    EXPECT_TRUE(cuda::preconditions<double>(72, 72, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(40, 40, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(64, 64, 1000, a));
     EXPECT_TRUE(cuda::preconditions<double>(96, 96, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(96, 96, 99, a));
-    EXPECT_FALSE(cuda::preconditions<double>(71, 71, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<double>(64, 64, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(39, 39, 1000, a));
     EXPECT_TRUE(cuda::preconditions<double>(128, 128, 1, a));
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 10, a));
     EXPECT_TRUE(cuda::preconditions<double>(512, 512, 1, a));
@@ -712,15 +723,15 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     EXPECT_TRUE(cuda::preconditions<double>(512, 4096, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(4104, 512, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(256, 256, 1000, never));
-    // complex128 from order 64, complex64 and float32 from 96
+    // complex128 from order 64, complex64 from 96, float32 from 56
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(64, 64, 1000, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<double>>(63, 63, 1000, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(1024, 1024, 20, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<float>>(96, 96, 1000, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(95, 95, 1000, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
-    EXPECT_TRUE(cuda::preconditions<float>(96, 96, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<float>(95, 95, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<float>(56, 56, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<float>(55, 55, 1000, a));
     EXPECT_TRUE(cuda::preconditions<float>(2048, 2048, 20, a));
     // asked for: any order, shape and batch
     EXPECT_TRUE(cuda::preconditions<float>(40, 33, 3, always));

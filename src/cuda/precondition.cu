@@ -21,6 +21,7 @@
 #include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/library_handles.hpp"
+#include "cuda/symmetric_eigensolver.cuh"
 
 namespace batchsvd::cuda {
 
@@ -235,6 +236,28 @@ template <class DT> bool refine_wanted(index_t N) {
     return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
 }
 
+/// The largest order whose matrix fits one block's shared memory in symmetric_eig_kernel.
+int symmetric_eig_max_order() {
+    const std::size_t limit = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - 64;
+    int n = 1;
+    while (symmetric_eig_smem_bytes(n + 1) <= limit) ++n;
+    return n;
+}
+
+/// Whether the eigensolve is our own kernel (symmetric_eigensolver.cuh) rather than cuSOLVER's
+/// syevBatched: for real matrices (the kernel is real) wherever the matrix fits the block's
+/// shared memory (order 236 on an H100 or H200). Session 19 (H200, 1000 random Gram matrices,
+/// bench/results/h100/2026-11-26-s19/c8_syev_probe.csv, ms, ours against syevBatched): 64^2
+/// 0.92 against 2.21, 96^2 1.98 against 5.28, 128^2 4.55 against 7.28, 160^2 9.3 against
+/// 21.4, 200^2 22.7 against 27.5, 224^2 27.9 against 30.8. BATCHSVD_CUDA_EIGENSOLVER=cusolver
+/// takes cuSOLVER's (benchmarks and tests).
+template <class DT> bool own_eigensolver(index_t N) {
+    if (core::is_complex_v<DT>) return false;
+    const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
+    if (v && std::string(v) == "cusolver") return false;
+    return N <= symmetric_eig_max_order();
+}
+
 }  // namespace
 
 template <class DT>
@@ -255,26 +278,33 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     gram_to_low_kernel<DT><<<stride_blocks(batch * nn), 256, 0, stream>>>(x.get(), g.get(), p.state, nn, batch * nn);
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
-    // Its eigenvectors, over batches that keep cuSOLVER's index arithmetic in 32 bits.
-    const index_t part = eigensolve_batch(N, batch);
-    std::size_t dbytes = 0, hbytes = 0;
-    constexpr cudaDataType lt = cuda_type<LT>();
-    BATCHSVD_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(h.solver, h.params, CUSOLVER_EIG_MODE_VECTOR,
-                                                              CUBLAS_FILL_MODE_UPPER, N, lt, g.get(), N, CUDA_R_32F,
-                                                              lambda.get(), lt, &dbytes, &hbytes, part));
-    DeviceBuffer<unsigned char> dwork(dbytes, stream);
-    std::vector<unsigned char> hwork(std::max<std::size_t>(hbytes, 1));
-    for (index_t first = 0; first < batch; first += part) {
-        // (A host workspace is not reused before the eigensolve that reads it is done.)
-        if (first > 0 && hbytes > 0) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
-        const index_t count = std::min(part, batch - first);
-        BATCHSVD_CUSOLVER_CHECK(cusolverDnXsyevBatched(h.solver, h.params, CUSOLVER_EIG_MODE_VECTOR,
-                                                       CUBLAS_FILL_MODE_UPPER, N, lt, g.get() + first * nn, N,
-                                                       CUDA_R_32F, lambda.get() + first * N, lt, dwork.get(), dbytes,
-                                                       hwork.data(), hbytes, info.get() + first, count));
-    }
-    if (hbytes > 0) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // before hwork goes
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
+    if (own_eigensolver<DT>(N)) {
+        // Its eigenvectors, by our own kernel (symmetric_eigensolver.cuh), where it fits.
+        if constexpr (std::is_same_v<LT, float>) {
+            BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
+        }
+    } else {
+        // Its eigenvectors by cuSOLVER, over batches that keep its index arithmetic in 32 bits.
+        const index_t part = eigensolve_batch(N, batch);
+        std::size_t dbytes = 0, hbytes = 0;
+        constexpr cudaDataType lt = cuda_type<LT>();
+        BATCHSVD_CUSOLVER_CHECK(cusolverDnXsyevBatched_bufferSize(h.solver, h.params, CUSOLVER_EIG_MODE_VECTOR,
+                                                                  CUBLAS_FILL_MODE_UPPER, N, lt, g.get(), N, CUDA_R_32F,
+                                                                  lambda.get(), lt, &dbytes, &hbytes, part));
+        DeviceBuffer<unsigned char> dwork(dbytes, stream);
+        std::vector<unsigned char> hwork(std::max<std::size_t>(hbytes, 1));
+        for (index_t first = 0; first < batch; first += part) {
+            // (A host workspace is not reused before the eigensolve that reads it is done.)
+            if (first > 0 && hbytes > 0) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+            const index_t count = std::min(part, batch - first);
+            BATCHSVD_CUSOLVER_CHECK(cusolverDnXsyevBatched(h.solver, h.params, CUSOLVER_EIG_MODE_VECTOR,
+                                                           CUBLAS_FILL_MODE_UPPER, N, lt, g.get() + first * nn, N,
+                                                           CUDA_R_32F, lambda.get() + first * N, lt, dwork.get(), dbytes,
+                                                           hwork.data(), hbytes, info.get() + first, count));
+        }
+        if (hbytes > 0) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // before hwork goes
+    }
     eigenbasis_kernel<DT><<<per_matrix, 256, 0, stream>>>(g.get(), info.get(), p.state, x.get(), n, batch);
     BATCHSVD_CUDA_CHECK_LAUNCH("eigenbasis_kernel");
     DT* cur = x.get();  // the basis so far, N x N (stride N^2 in any of the buffers)

@@ -241,10 +241,16 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
 ///   1.47, 48 x 16 0.52 against 0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
 ///   bench/results/h100/2026-11-24-s6/qr_crossover_tall16.csv). Wider complex panels beyond
 ///   shared memory were not measured and stay with Jacobi.
-template <class T> bool use_qr(index_t m, index_t n, const Options& opts) {
+/// - but float64 up to 4:1 where the blocked path is preconditioned (use_precondition) takes
+///   that instead: session 19 (H200, call 9, 1000 matrices, ms, QR against the blocked path
+///   preconditioned) 128 x 64 5.67 against 2.91, 256 x 64 10.2 against 3.71.
+template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts);
+
+template <class T> bool use_qr(index_t m, index_t n, index_t batch, const Options& opts) {
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
+    if (std::is_same_v<T, double> && M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return false;
     const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
     const bool real_rule = M >= 2 * N && M >= 128 && fits;
     if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
@@ -348,13 +354,16 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
-/// The smallest order at which the preconditioning measured faster (use_precondition): float64
-/// 72 (1000 x 72^2 8.96 against 9.99 ms; 64^2 5.10 against 4.13), float32 96 (10.7 against
-/// 12.8; the blocked path's smaller float32 orders were not measured with it), complex64 96
-/// (15.3 against 21.2; 64^2 8.0 against 4.8, 80^2 takes the fused kernel), complex128 64 (8.0
-/// against 8.9).
+/// The smallest order at which the preconditioning measured faster (use_precondition). Real
+/// types, with our eigensolver (session 19, H200, call 9, 1000 matrices, the default route
+/// against the blocked path preconditioned, ms): float64 40 (1.95 against 1.81; 48^2 3.44
+/// against 2.15, 64^2 3.84 against 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against
+/// 4.13, 88^2 10.5 against 5.3); smaller orders were not measured. Complex types, with
+/// cuSOLVER's heevBatched (session 18): complex64 96 (15.3 against 21.2; 64^2 8.0 against 4.8,
+/// 80^2 takes the fused kernel), complex128 64 (8.0 against 8.9).
 template <class T> constexpr index_t precondition_min_order() {
-    if constexpr (std::is_same_v<T, double>) return 72;
+    if constexpr (std::is_same_v<T, double>) return 40;
+    else if constexpr (std::is_same_v<T, float>) return 56;
     else if constexpr (std::is_same_v<T, std::complex<double>>) return 64;
     else return 96;
 }
@@ -385,7 +394,7 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 }
 
 /// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
-/// own (run_blocked): preconditioned batches of at least 40 matrices of orders 128-256 whose
+/// own (run_blocked): large preconditioned batches (below) of orders 128-256 whose
 /// halves the rule still preconditions, but for complex64. One half's eigensolve and sweeps
 /// then overlap the other's. Session 18, call 8 (H100, the same binary with
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
@@ -397,14 +406,18 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 /// 105.3): their host waits (the eigensolve, each half's sweep counts) then leave the device
 /// idle more than the overlap gains. Call 12 re-measured float64 on its unspilled kernel: 1000
 /// x 256^2 90.0 against 93.1, 200 x 256^2 20.2 against 22.9, 50 x 512^2 in halves 64.0
-/// against 59.5. BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves
-/// (benchmarks and tests).
+/// against 59.5. With our eigensolver (session 19, H200, call 9, two rounds) small batches
+/// lost: float64 200 x 128^2 4.18 against 3.80-3.93, while 1000 x 128^2 12.2-12.7 against
+/// 12.7-13.1 and 1000 x 200^2 57.4-58.3 against 60.3-60.9 still won; so batches of at least
+/// 2^23 / N^2 matrices (512 at order 128, 128 at 256; session 18's 200 x 256^2 won).
+/// BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves (benchmarks and tests).
 template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return false;
     if (v && std::string(v) == "2") return true;
     if constexpr (std::is_same_v<T, std::complex<float>>) return false;
-    return precondition && N >= 128 && N <= 256 && batch >= 40 && use_precondition<T>(M, N, batch / 2, opts);
+    return precondition && N >= 128 && N <= 256 && batch * N * N >= (index_t(1) << 23) &&
+           use_precondition<T>(M, N, batch / 2, opts);
 }
 
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
@@ -465,9 +478,13 @@ struct Route {
 /// (7.49 against 9.85 ms, 64^2 8.97 against 16.7, 80^2 22.7 against 25.2). Where blocks of
 /// 32 columns fit evenly (block_width_for) the blocked path wins early; at 65-88 columns in
 /// single precision its three-block or five-block sweeps leave pairs idle. Measured on square
-/// matrices, so applied only within a quarter of square (M <= 5N/4).
-template <class T> bool blocked_beats_fused(index_t M, index_t N) {
+/// matrices, so applied only within a quarter of square (M <= 5N/4). In real types the blocked
+/// path also wins wherever it is preconditioned (use_precondition), with our eigensolver
+/// (session 19: float32 1000 x 80^2 4.62 against the fused kernel's 8.28 ms, 88^2 5.32 against
+/// 10.5; float64 40^2 1.81 against 1.95).
+template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
     if (4 * M > 5 * N) return false;
+    if (!core::is_complex_v<T> && use_precondition<T>(M, N, batch, opts)) return true;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
     else if constexpr (std::is_same_v<T, std::complex<float>>) return (N >= 48 && N <= 64) || N > 88;
@@ -476,13 +493,13 @@ template <class T> bool blocked_beats_fused(index_t M, index_t N) {
 
 template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
     Route r;
-    if (use_qr<T>(m, n, opts)) r.path = Path::qr;
+    if (use_qr<T>(m, n, batch, opts)) r.path = Path::qr;
     else if (use_tiny(m, n)) r.path = Path::tiny;
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
     else {
         r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
         const bool faster = opts.variant == JacobiVariant::automatic &&
-                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n));
+                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n), batch, opts);
         r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked || faster ? Path::blocked : Path::fused;
     }
     return r;

@@ -1,0 +1,460 @@
+// A batched real symmetric eigensolver in single precision, one thread block a matrix, the
+// matrix held in shared memory (orders up to symmetric_eig_max_order, about 237 on an H100): the
+// preconditioner's eigensolve (precondition.cu), in place of cuSOLVER's syevBatched, which
+// takes 7.2 ms for 1000 matrices of order 128 and 35 ms at 256 on an H100/H200 (session 19,
+// bench/results/h100/2026-11-26-s19/syev_probe.cu).
+//
+// The classical three phases, each following its textbook form:
+//  1. Householder reduction to tridiagonal form, lower triangle (LAPACK ssytd2, UPLO = 'L'):
+//     step k annihilates column k below the subdiagonal with H_k = I - tau v v^T, p = tau A22 v,
+//     w = p - (tau / 2)(p^T v) v, A22 <- A22 - v w^T - w v^T. The full trailing block is kept
+//     (both triangles), so that A22 v is one pass over rows, one thread a row.
+//  2. Q = H_0 H_1 ... H_{n-3} formed in place, backwards (LAPACK sorg2r's order), one thread a
+//     column; each reflector's vector stays in the column left of the block it acts on.
+//  3. The implicit QL iteration with Wilkinson's shift on the tridiagonal matrix, accumulating
+//     its rotations into Q (EISPACK tql2; Bowdler, Martin, Reinsch and Wilkinson, Numer. Math.
+//     11, 1968). Differs: one thread runs each QL sweep's scalar recurrence and leaves the
+//     sweep's rotations in shared memory, then every thread applies them to its rows of Q; the
+//     shift of the diagonal is applied by a warp.
+// The result is what cuSOLVER's syevBatched returns: eigenvalues ascending, the eigenvectors in
+// the columns of the input matrix in the same order, info = 0, or info = i > 0 when the QL
+// iteration for eigenvalue i did not converge in kQlMaxIterations, info = -1 for a non-finite
+// input (the vectors are then not written).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cstddef>
+
+#include "cuda/kernel_common.cuh"
+
+namespace batchsvd::cuda {
+
+/// Threads of the eigensolver's blocks for order n: warp 0, which makes the QL sweeps, and one
+/// thread a row of the matrix beside it (up to 256 rows).
+__host__ __device__ inline int symmetric_eig_threads(int n) { return n <= 128 ? 160 : 288; }
+
+/// QL iterations allowed for one eigenvalue (EISPACK's tql2 allows 30).
+inline constexpr int kQlMaxIterations = 30;
+
+/// Leading dimension of the matrix in shared memory: odd, so that the threads of a warp reading
+/// one row each, or one column each, hit 32 different banks.
+__host__ __device__ inline int symmetric_eig_ld(int n) { return n | 1; }
+
+/// Shared memory of one block for order n: the matrix, then d, e, tau, two sweeps' cosines and
+/// sines, the ranks of the eigenvalues, and the reduction scratch.
+__host__ __device__ inline std::size_t symmetric_eig_smem_bytes(int n) {
+    return (std::size_t(symmetric_eig_ld(n)) * n + 8 * std::size_t(n) + 2 * (1024 / 32)) * sizeof(float);
+}
+
+namespace detail {
+
+/// Sum of v over a block of Threads threads without a barrier of its own: each warp's sum goes to
+/// red[warp] now, and block_partials_total reads the total after the caller's next barrier.
+template <int Threads> __device__ __forceinline__ void block_partials(float v, float* red) {
+    v = group_sum(v, 32, 0xffffffffu);
+    if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
+}
+template <int Threads> __device__ __forceinline__ float block_partials_total(const float* red) {
+    float total = 0;
+    for (int w = 0; w < Threads / 32; ++w) total += red[w];
+    return total;
+}
+
+/// Phase 1 on the matrix a (n x n, leading dimension ld, shared memory): d, e the tridiagonal
+/// (e[k] couples d[k] and d[k + 1], e[n - 1] = 0), tau and the vectors v_k (v_k[k + 1] = 1
+/// implied, v_k[i] in a[i + k ld] for i >= k + 2) of the reflectors. Three barriers a step:
+/// the two sums a step needs (the next column's norm, p^T v) ride on barriers the step has
+/// anyway (block_partials), and w = p - (tau / 2)(p^T v) v is formed where it is used. red
+/// holds 2 (Threads / 32) floats.
+template <int Threads>
+__device__ void tridiagonalize(float* a, int n, int ld, float* d, float* e, float* tau, float* w, float* red) {
+    constexpr int W = Threads / 32;
+    float* red_norm = red + W;
+    // The first column's norm below the subdiagonal.
+    float part = 0;
+    for (int i = 2 + threadIdx.x; i < n; i += Threads) part += a[i] * a[i];
+    block_partials<Threads>(part, red_norm);
+    __syncthreads();
+    float xnorm2 = block_partials_total<Threads>(red_norm);
+    for (int k = 0; k + 2 < n; ++k) {
+        float* col = a + k * ld;
+        const float alpha = col[k + 1];
+        float t = 0, beta = alpha;
+        if (xnorm2 > 0) {
+            beta = -copysignf(sqrtf(alpha * alpha + xnorm2), alpha);
+            t = (beta - alpha) / beta;
+            const float scale = 1.0f / (alpha - beta);
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] *= scale;
+        }
+        if (threadIdx.x == 0) {
+            d[k] = col[k];
+            e[k] = beta;
+            tau[k] = t;
+        }
+        __syncthreads();  // (v is in column k)
+        part = 0;
+        if (t == 0) {  // (uniform: every thread has the same t) The next column's norm as it is.
+            for (int i = k + 3 + threadIdx.x; i < n; i += Threads) part += a[i + (k + 1) * ld] * a[i + (k + 1) * ld];
+            block_partials<Threads>(part, red_norm);
+            __syncthreads();
+            xnorm2 = block_partials_total<Threads>(red_norm);
+            continue;
+        }
+        // p = tau A22 v into w, rows k+1..n-1, and p^T v.
+        float pv = 0;
+        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+            const float* row = a + i;  // (i, j) at row[j ld]
+            float s0 = row[(k + 1) * ld], s1 = 0, s2 = 0, s3 = 0;
+            int j = k + 2;
+            for (; j + 3 < n; j += 4) {
+                s0 = fmaf(row[j * ld], col[j], s0);
+                s1 = fmaf(row[(j + 1) * ld], col[j + 1], s1);
+                s2 = fmaf(row[(j + 2) * ld], col[j + 2], s2);
+                s3 = fmaf(row[(j + 3) * ld], col[j + 3], s3);
+            }
+            for (; j < n; ++j) s0 = fmaf(row[j * ld], col[j], s0);
+            const float s = t * ((s0 + s1) + (s2 + s3));
+            w[i] = s;
+            pv = fmaf(s, i == k + 1 ? 1.0f : col[i], pv);
+        }
+        block_partials<Threads>(pv, red);
+        __syncthreads();  // (w and the partial sums)
+        const float half = 0.5f * t * block_partials_total<Threads>(red);
+        // A22 <- A22 - v w'^T - w' v^T, w' = w - half v, one thread a row, and the next
+        // column's norm below its subdiagonal (rows k+3..). Four elements at a time, loaded
+        // before any is stored: the compiler cannot tell that the stores miss w and column k,
+        // and would otherwise wait for each.
+        const float w1 = w[k + 1] - half;  // (v[k + 1] = 1)
+        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+            float* row = a + i;
+            const float vi = i == k + 1 ? 1.0f : col[i], wi = fmaf(-half, vi, w[i]);
+            const float first = row[(k + 1) * ld] - fmaf(vi, w1, wi);
+            row[(k + 1) * ld] = first;
+            if (i >= k + 3) part = fmaf(first, first, part);
+            int j = k + 2;
+            for (; j + 3 < n; j += 4) {
+                const float a0 = row[j * ld], a1 = row[(j + 1) * ld], a2 = row[(j + 2) * ld], a3 = row[(j + 3) * ld];
+                const float c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
+                const float w0 = fmaf(-half, c0, w[j]), w1_ = fmaf(-half, c1, w[j + 1]);
+                const float w2 = fmaf(-half, c2, w[j + 2]), w3 = fmaf(-half, c3, w[j + 3]);
+                row[j * ld] = a0 - fmaf(vi, w0, wi * c0);
+                row[(j + 1) * ld] = a1 - fmaf(vi, w1_, wi * c1);
+                row[(j + 2) * ld] = a2 - fmaf(vi, w2, wi * c2);
+                row[(j + 3) * ld] = a3 - fmaf(vi, w3, wi * c3);
+            }
+            for (; j < n; ++j) {
+                const float cj = col[j];
+                row[j * ld] -= fmaf(vi, fmaf(-half, cj, w[j]), wi * cj);
+            }
+        }
+        block_partials<Threads>(part, red_norm);
+        __syncthreads();
+        xnorm2 = block_partials_total<Threads>(red_norm);
+    }
+    if (threadIdx.x == 0) {
+        if (n >= 2) {
+            d[n - 2] = a[(n - 2) + (n - 2) * ld];
+            e[n - 2] = a[(n - 1) + (n - 2) * ld];
+            if (n >= 3) tau[n - 2] = 0;
+        }
+        d[n - 1] = a[(n - 1) + (n - 1) * ld];
+        e[n - 1] = 0;
+    }
+    __syncthreads();
+}
+
+/// Phase 2: Q = H_0 ... H_{n-3} in place of a, from the reflectors tridiagonalize left.
+/// Before step k, rows and columns k+2..n-1 hold H_{k+1} ... H_{n-3}; step k sets row and
+/// column k+1 to the unit vector (column k+1 held v_{k+1}, used in step k + 1) and applies H_k
+/// from the left to columns k+1..n-1, one thread a column; step -1 sets row and column 0.
+/// (Setting the unit vectors by their columns' threads, to save the first barrier, measured
+/// slower: the thread of column k + 1 then writes n - k entries alone.)
+template <int Threads> __device__ void form_q(float* a, int n, int ld, const float* tau) {
+    if (threadIdx.x == 0) a[(n - 1) + (n - 1) * ld] = 1;
+    for (int k = n - 3; k >= -1; --k) {
+        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+            const float unit = i == k + 1 ? 1.0f : 0.0f;
+            a[i + (k + 1) * ld] = unit;
+            a[(k + 1) + i * ld] = unit;
+        }
+        __syncthreads();
+        if (k < 0 || tau[k] == 0) continue;
+        const float t = tau[k];
+        const float* v = a + k * ld;  // v[k + 1] = 1 implied
+        for (int j = k + 1 + threadIdx.x; j < n; j += Threads) {
+            float* q = a + j * ld;
+            float s0 = q[k + 1], s1 = 0, s2 = 0, s3 = 0;
+            int i = k + 2;
+            for (; i + 3 < n; i += 4) {
+                s0 = fmaf(v[i], q[i], s0);
+                s1 = fmaf(v[i + 1], q[i + 1], s1);
+                s2 = fmaf(v[i + 2], q[i + 2], s2);
+                s3 = fmaf(v[i + 3], q[i + 3], s3);
+            }
+            for (; i < n; ++i) s0 = fmaf(v[i], q[i], s0);
+            const float s = t * ((s0 + s1) + (s2 + s3));
+            q[k + 1] -= s;
+            for (i = k + 2; i + 3 < n; i += 4) {  // (loads before stores, as in tridiagonalize)
+                const float q0 = q[i], q1 = q[i + 1], q2 = q[i + 2], q3 = q[i + 3];
+                const float v0 = v[i], v1 = v[i + 1], v2 = v[i + 2], v3 = v[i + 3];
+                q[i] = fmaf(-s, v0, q0);
+                q[i + 1] = fmaf(-s, v1, q1);
+                q[i + 2] = fmaf(-s, v2, q2);
+                q[i + 3] = fmaf(-s, v3, q3);
+            }
+            for (; i < n; ++i) q[i] = fmaf(-s, v[i], q[i]);
+        }
+        __syncthreads();
+    }
+}
+
+/// Phase 3: the eigenvalues of the tridiagonal (d, e) into d, its rotations applied to the
+/// columns of z (n x n, leading dimension ld). Warp 0 produces the QL sweeps (their cosines and
+/// sines into cs and sn, n each, double-buffered: 2n), the other warps apply each sweep to their
+/// rows of z while warp 0 computes the next one; one barrier a sweep. sh holds 8 ints: the
+/// (l, m) of each buffer (l = -1: no sweep, the end), the failure, and the counts of sweeps and
+/// rotations (symmetric_eig_kernel's stats). Returns 0, or i + 1 when eigenvalue i did not
+/// converge in kQlMaxIterations (every thread gets it).
+template <int Threads>
+__device__ int tridiagonal_ql(float* z, int n, int ld, float* d, float* e, float* cs, float* sn, int* sh) {
+    const float eps = FLT_EPSILON;
+    const int lane = threadIdx.x % 32;
+    // Warp 0 scales T by a power of two to a norm (max |d_i| + |e_i|) in [0.5, 1), and tests
+    // e_i against eps times that norm (tql2 tests against the largest |d_i| + |e_i| of the
+    // eigenvalues so far: the same here but for graded matrices' smallest eigenvalues, which a
+    // preconditioner does not need). Then every e_i of a sweep is above 2^-25, p^2 + e_i^2 is
+    // in [2^-50, 16], and the sweep's rotations need no range checks.
+    int scale_exp = 0;
+    if (threadIdx.x < 32) {
+        float tnorm = 0;
+        for (int i = lane; i < n; i += 32) tnorm = fmaxf(tnorm, fabsf(d[i]) + fabsf(e[i]));
+        tnorm = warp_max(tnorm);
+        if (tnorm > 0 && isfinite(tnorm)) {
+            scale_exp = -(ilogbf(tnorm) + 1);
+            for (int i = lane; i < n; i += 32) {
+                d[i] = ldexpf(d[i], scale_exp);
+                e[i] = ldexpf(e[i], scale_exp);
+            }
+        }
+        __syncwarp();
+    }
+    const float tst1 = 1.0f;  // (the norm's bound after the scaling)
+    int l = 0, iterations = 0;  // (warp 0's, alike in its lanes)
+    float f = 0;                // (lane 0's)
+    for (int step = 0;; ++step) {
+        const int buf = step & 1;
+        if (threadIdx.x < 32) {
+            // The next sweep: for eigenvalue l, m the first negligible e at or after l (found
+            // anew every sweep, as LAPACK's ssteqr does; a ballot over 32 at a time); m = l: l has
+            // converged, d[l] += f (tql2's accumulated shift), on to l + 1.
+            int m = -1;
+            while (l < n) {
+                m = n - 1;
+                for (int base = l; base < n - 1; base += 32) {
+                    const int i = base + lane;
+                    const unsigned small = __ballot_sync(0xffffffffu, i >= n - 1 || fabsf(e[i]) <= eps * tst1);
+                    if (small) {
+                        m = base + __ffs(int(small)) - 1;
+                        break;
+                    }
+                }
+                if (m > l) {
+                    if (++iterations > kQlMaxIterations) {
+                        if (lane == 0) sh[4] = l + 1;
+                        m = -1;
+                    }
+                    break;
+                }
+                if (lane == 0) {
+                    d[l] += f;
+                    e[l] = 0;
+                }
+                __syncwarp();
+                ++l;
+                iterations = 0;
+                m = -1;
+            }
+            if (m > l) {
+                // Wilkinson's shift (tql2's form) by lane 0; the lanes shift d below l + 1.
+                float h = 0, dl1 = 0;
+                if (lane == 0) {
+                    // (Correctly rounded: d[l + 1] = e (p + r) stands for d[l + 1] - h, which
+                    // holds to rounding only for p and r so computed; the scaling keeps |p|
+                    // below 2^25 and p^2 + 1 finite.)
+                    const float g = d[l];
+                    const float p = (d[l + 1] - g) / (2.0f * e[l]);
+                    const float r = copysignf(sqrtf(fmaf(p, p, 1.0f)), p);
+                    d[l] = e[l] / (p + r);
+                    d[l + 1] = e[l] * (p + r);
+                    dl1 = d[l + 1];
+                    h = g - d[l];
+                    f += h;
+                }
+                h = __shfl_sync(0xffffffffu, h, 0);
+                for (int i = l + 2 + lane; i < n; i += 32) d[i] -= h;
+                __syncwarp();
+                if (lane == 0) {
+                    // The QL sweep from m up to l, by lane 0 alone, without a branch in its body
+                    // (each would cost a reconvergence in this one-lane code): the rotation from
+                    // rsqrt and a Newton step, the next d and e loaded a step ahead (from a valid
+                    // index when there is none).
+                    float* c_out = cs + buf * n;
+                    float* s_out = sn + buf * n;
+                    float p = d[m], c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+                    const float el1 = e[l + 1];
+                    float ei = e[m - 1], di = d[m - 1];
+                    for (int i = m - 1; i >= l; --i) {
+                        const int next = max(i - 1, 0);
+                        const float ei_next = e[next], di_next = d[next];
+                        c3 = c2;
+                        c2 = c;
+                        s2 = s;
+                        const float g = c * ei, hc = c * p;
+                        const float q = fmaf(p, p, ei * ei);
+                        float rinv;
+                        asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rinv) : "f"(q));
+                        rinv = fmaf(0.5f * rinv, fmaf(-q * rinv, rinv, 1.0f), rinv);  // (a Newton step)
+                        e[i + 1] = s * (q * rinv);
+                        s = ei * rinv;
+                        c = p * rinv;
+                        p = fmaf(c, di, -s * g);
+                        d[i + 1] = fmaf(s, fmaf(c, g, s * di), hc);
+                        c_out[i] = c;
+                        s_out[i] = s;
+                        ei = ei_next;
+                        di = di_next;
+                    }
+                    p = -s * s2 * c3 * el1 * e[l] / dl1;
+                    e[l] = s * p;
+                    d[l] = c * p;
+                    sh[2 * buf] = l;
+                    sh[2 * buf + 1] = m;
+                    ++sh[5];
+                    sh[6] += m - l;
+                }
+            } else if (lane == 0) {
+                sh[2 * buf] = -1;
+            }
+        } else if (step > 0) {
+            // The other warps: the previous sweep, on columns i and i + 1 of their rows of z
+            // (z, c and s loaded a step ahead, before the store that the compiler cannot
+            // separate from them).
+            const int pb = buf ^ 1, pl = sh[2 * pb], pm = sh[2 * pb + 1];
+            if (pl >= 0) {
+                const float* c_in = cs + pb * n;
+                const float* s_in = sn + pb * n;
+                for (int r = threadIdx.x - 32; r < n; r += Threads - 32) {
+                    float* row = z + r;
+                    float next = row[pm * ld], zi = row[(pm - 1) * ld], c = c_in[pm - 1], s = s_in[pm - 1];
+                    for (int i = pm - 1; i >= pl; --i) {
+                        const int k = max(i - 1, 0);
+                        const float zi_next = row[k * ld], c_next = c_in[k], s_next = s_in[k];
+                        row[(i + 1) * ld] = fmaf(s, zi, c * next);
+                        next = fmaf(c, zi, -s * next);
+                        zi = zi_next;
+                        c = c_next;
+                        s = s_next;
+                    }
+                    row[pl * ld] = next;
+                }
+            }
+        }
+        __syncthreads();
+        if (sh[2 * buf] < 0) break;  // (no sweep made this step; the last one was applied in it)
+    }
+    if (scale_exp != 0 && threadIdx.x < 32)
+        for (int i = lane; i < n; i += 32) d[i] = ldexpf(d[i], -scale_exp);
+    __syncthreads();
+    return sh[4];
+}
+
+}  // namespace detail
+
+/// The eigendecomposition of each of `batch` symmetric n x n single-precision matrices G
+/// (column-major, consecutive, both triangles read), one block of T threads a matrix,
+/// symmetric_eig_smem_bytes(n) of dynamic shared memory: the eigenvalues ascending into lambda
+/// (n a matrix), the eigenvectors over G in that order, and info (see the top of the file).
+template <int T>
+__global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambda, int* info, int n, index_t batch,
+                                                          long long* stats) {
+    extern __shared__ float smem[];
+    const int ld = symmetric_eig_ld(n);
+    float* a = smem;
+    float* d = a + std::size_t(ld) * n;
+    float* e = d + n;
+    float* tau = e + n;
+    float* cs = tau + n;
+    float* sn = cs + 2 * n;
+    int* rank = reinterpret_cast<int*>(sn + 2 * n);
+    float* red = reinterpret_cast<float*>(rank + n);
+    __shared__ int sh[8];
+    const index_t nn = index_t(n) * n;
+    for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
+        float* g = G + b * nn;
+        bool bad = false;
+        for (int c = 0; c < n; ++c)
+            for (int r = threadIdx.x; r < n; r += T) {
+                const float x = g[r + index_t(c) * n];
+                bad |= !isfinite(x);
+                a[r + c * ld] = x;
+            }
+        if (threadIdx.x < 8) sh[threadIdx.x] = 0;
+        long long t0 = clock64(), t1 = 0, t2 = 0;
+        if (__syncthreads_or(bad)) {
+            if (threadIdx.x == 0) info[b] = -1;
+            continue;
+        }
+        detail::tridiagonalize<T>(a, n, ld, d, e, tau, cs, red);
+        t1 = clock64();
+        detail::form_q<T>(a, n, ld, tau);
+        t2 = clock64();
+        const int failed = detail::tridiagonal_ql<T>(a, n, ld, d, e, cs, sn, sh);
+        if (stats && threadIdx.x == 0) {  // (measurements: cycles of each phase, sweeps, rotations)
+            long long* st = stats + b * 5;
+            st[0] = t1 - t0;
+            st[1] = t2 - t1;
+            st[2] = clock64() - t2;
+            st[3] = sh[5];
+            st[4] = sh[6];
+        }
+        if (failed != 0) {
+            if (threadIdx.x == 0) info[b] = failed;
+            __syncthreads();
+            continue;
+        }
+        // Ascending order: each eigenvalue's rank (ties by index), then the columns by rank.
+        for (int j = threadIdx.x; j < n; j += T) {
+            int k = 0;
+            for (int i = 0; i < n; ++i) k += d[i] < d[j] || (d[i] == d[j] && i < j);
+            rank[j] = k;
+            lambda[b * n + k] = d[j];
+        }
+        __syncthreads();
+        for (int c = 0; c < n; ++c) {
+            const index_t to = index_t(rank[c]) * n;
+            for (int r = threadIdx.x; r < n; r += T) g[r + to] = a[r + c * ld];
+        }
+        if (threadIdx.x == 0) info[b] = 0;
+        __syncthreads();  // (a, d and rank are reused by the block's next matrix)
+    }
+}
+
+/// symmetric_eig_kernel on `batch` matrices of order n (n <= the largest order whose
+/// symmetric_eig_smem_bytes the device's blocks can have), grid blocks, on `stream`; returns
+/// the launch's error; stats, when given, gets 5 numbers a matrix: the cycles of the three
+/// phases, the QL sweeps and their rotations. (Inline, so that a test can launch it beside the library.)
+inline cudaError_t launch_symmetric_eig(float* G, float* lambda, int* info, int n, index_t batch, unsigned grid,
+                                        cudaStream_t stream, long long* stats = nullptr) {
+    const std::size_t bytes = symmetric_eig_smem_bytes(n);
+    const auto launch = [&](auto kernel, int threads) {
+        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+        if (e != cudaSuccess) return e;
+        kernel<<<grid, threads, bytes, stream>>>(G, lambda, info, n, batch, stats);
+        return cudaGetLastError();
+    };
+    return symmetric_eig_threads(n) == 160 ? launch(symmetric_eig_kernel<160>, 160) : launch(symmetric_eig_kernel<288>, 288);
+}
+
+}  // namespace batchsvd::cuda
