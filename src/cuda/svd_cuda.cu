@@ -481,10 +481,12 @@ struct Route {
 /// matrices, so applied only within a quarter of square (M <= 5N/4). In real types the blocked
 /// path also wins wherever it is preconditioned (use_precondition), with our eigensolver
 /// (session 19: float32 1000 x 80^2 4.62 against the fused kernel's 8.28 ms, 88^2 5.32 against
-/// 10.5; float64 40^2 1.81 against 1.95).
+/// 10.5; float64 40^2 1.81 against 1.95), and in float64 up to 4:1 (1000 x 256 x 64 3.71 ms
+/// against 20.6 in the fused kernel and 10.2 through QR, use_qr).
 template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
+    const index_t taller = std::is_same_v<T, double> ? 16 * N : 5 * N;  // (float64: to 4:1, as use_qr)
+    if (!core::is_complex_v<T> && 4 * M <= taller && use_precondition<T>(M, N, batch, opts)) return true;
     if (4 * M > 5 * N) return false;
-    if (!core::is_complex_v<T> && use_precondition<T>(M, N, batch, opts)) return true;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
     else if constexpr (std::is_same_v<T, std::complex<float>>) return (N >= 48 && N <= 64) || N > 88;
