@@ -681,12 +681,10 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     EXPECT_TRUE(pre(cuda::solve_path<T>(40, 33, 3, preconditioned())));
     EXPECT_TRUE(pre(cuda::solve_path<T>(700, 200, 1, preconditioned())));
     EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
-    // Real types take the preconditioned blocked path before the fused kernel where the rule
-    // preconditions, and float64 before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
-    if constexpr (std::is_same_v<T, real_t<T>>) {
-        EXPECT_TRUE(pre(cuda::solve_path<T>(64, 64, 1000, {})));
-        EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
-    }
+    // The preconditioned blocked path goes before the fused kernel where the rule
+    // preconditions, and in float64 before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
+    EXPECT_TRUE(pre(cuda::solve_path<T>(64, 64, 1000, {})));
+    EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
     if constexpr (std::is_same_v<T, double>) {
         EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
         EXPECT_EQ(cuda::solve_path<T>(256, 64, 10, {}), "qr");
@@ -723,12 +721,12 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     EXPECT_TRUE(cuda::preconditions<double>(512, 4096, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(4104, 512, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(256, 256, 1000, never));
-    // complex128 from order 64, complex64 from 96, float32 from 56
-    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(64, 64, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(63, 63, 1000, a));
+    // complex128 from order 40, complex64 and float32 from 56
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(40, 40, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(39, 39, 1000, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(1024, 1024, 20, a));
-    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(96, 96, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(95, 95, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(56, 56, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(55, 55, 1000, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
     EXPECT_TRUE(cuda::preconditions<float>(56, 56, 1000, a));
     EXPECT_FALSE(cuda::preconditions<float>(55, 55, 1000, a));

@@ -1,19 +1,21 @@
-// The preconditioner's single-precision symmetric eigensolver (src/cuda/symmetric_eigensolver.cuh),
-// by itself on the device: for each case a batch of symmetric matrices, and per matrix info = 0,
-// the eigenvalues ascending, ||G Z - Z diag(lambda)||_F / ||G||_F and ||Z^T Z - I||_F within
-// 4 max(n, 8) u (u = 2^-24; the preconditioner needs about 1e-4), and where the spectrum is known
-// (G = Q diag(lambda) Q^T, Q a random orthogonal matrix in double) the eigenvalues within
-// the same bound times ||G||_2. Non-finite input gives info = -1 and leaves its neighbours alone. Skips
-// without a GPU.
+// The preconditioner's single-precision symmetric / Hermitian eigensolver
+// (src/cuda/symmetric_eigensolver.cuh), by itself on the device, real and complex: for each case
+// a batch of matrices, and per matrix info = 0, the eigenvalues ascending, ||G Z - Z
+// diag(lambda)||_F / ||G||_F and ||Z^H Z - I||_F within 4 max(n, 8) u (u = 2^-24; the
+// preconditioner needs about 1e-4), and where the spectrum is known (G = Q diag(lambda) Q^H,
+// Q a random unitary matrix in double) the eigenvalues within the same bound times ||G||_2.
+// Non-finite input gives info = -1 and leaves its neighbours alone. Skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <iostream>
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda/symmetric_eigensolver.cuh"
@@ -22,33 +24,39 @@
 namespace batchsvd::test {
 namespace {
 
-using Mat = std::vector<double>;  // column-major n x n
+using C = std::complex<double>;
+using Mat = std::vector<C>;  // column-major n x n, host reference arithmetic
 
-struct EigResult {
-    std::vector<float> vectors, values;
+template <class T> struct EigResult {
+    std::vector<T> vectors;
+    std::vector<float> values;
     std::vector<int> info;
     bool ran = false;
 };
 
 /// The kernel on a batch of n x n matrices (consecutive), the outputs poisoned beforehand.
-EigResult run_kernel(const std::vector<float>& g, int n, int batch) {
-    EigResult r;
+template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int batch) {
+    using D = cuda::device_scalar_t<T>;
+    EigResult<T> r;
     const std::size_t nn = std::size_t(n) * n;
-    DeviceArray<float> dg(nn * batch), dl(std::size_t(n) * batch);
+    DeviceArray<T> dg(nn * batch);
+    DeviceArray<float> dl(std::size_t(n) * batch);
     DeviceArray<int> di(batch);
     if (!dg.p || !dl.p || !di.p) {
         ADD_FAILURE() << "device allocation failed";
         return r;
     }
-    EXPECT_EQ(cudaMemcpy(dg.p, g.data(), nn * batch * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(dg.p, g.data(), nn * batch * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemset(dl.p, 0xff, std::size_t(n) * batch * sizeof(float)), cudaSuccess);  // NaN
     EXPECT_EQ(cudaMemset(di.p, 0x7f, batch * sizeof(int)), cudaSuccess);
-    EXPECT_EQ(cuda::launch_symmetric_eig(dg.p, dl.p, di.p, n, batch, unsigned(std::min(batch, 64)), nullptr), cudaSuccess);
+    EXPECT_EQ(cuda::launch_symmetric_eig(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch, unsigned(std::min(batch, 64)),
+                                         nullptr),
+              cudaSuccess);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     r.vectors.resize(nn * batch);
     r.values.resize(std::size_t(n) * batch);
     r.info.resize(batch);
-    EXPECT_EQ(cudaMemcpy(r.vectors.data(), dg.p, nn * batch * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(r.vectors.data(), dg.p, nn * batch * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(r.values.data(), dl.p, std::size_t(n) * batch * sizeof(float), cudaMemcpyDeviceToHost),
               cudaSuccess);
     EXPECT_EQ(cudaMemcpy(r.info.data(), di.p, batch * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -57,60 +65,76 @@ EigResult run_kernel(const std::vector<float>& g, int n, int batch) {
 }
 
 /// The largest order the kernel takes on this device (as precondition.cu computes it).
-int max_order() {
+template <class T> int max_order() {
     int dev = 0, optin = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
     int n = 1;
-    while (cuda::symmetric_eig_smem_bytes(n + 1) <= std::size_t(optin) - 64) ++n;
+    while (cuda::symmetric_eig_smem_bytes<cuda::device_scalar_t<T>>(n + 1) <= std::size_t(optin) - 64) ++n;
     return n;
 }
 
-class CudaSymmetricEig : public ::testing::Test {
+template <class T> class CudaSymmetricEig : public ::testing::Test {
   protected:
+    static constexpr bool cplx = !std::is_same_v<T, float>;
     std::mt19937_64 gen{std::random_device{}()};
-    double normal() { return std::normal_distribution<double>(0.0, 1.0)(gen); }
+    C entry(double scale = 1) {  // a random entry, complex in complex tests
+        std::normal_distribution<double> d(0.0, scale);
+        return cplx ? C(d(gen), d(gen)) : C(d(gen), 0.0);
+    }
 
-    /// A random orthogonal matrix (Gram-Schmidt, twice, on a Gaussian matrix).
-    Mat orthogonal(int n) {
+    /// A random unitary (orthogonal) matrix: Gram-Schmidt, twice, on a Gaussian matrix.
+    Mat unitary(int n) {
         Mat q(std::size_t(n) * n);
-        for (auto& x : q) x = normal();
+        for (auto& x : q) x = entry();
         for (int j = 0; j < n; ++j)
             for (int pass = 0; pass < 2; ++pass) {
                 for (int k = 0; k < j; ++k) {
-                    double dot = 0;
-                    for (int i = 0; i < n; ++i) dot += q[i + k * n] * q[i + j * n];
+                    C dot = 0;
+                    for (int i = 0; i < n; ++i) dot += std::conj(q[i + k * n]) * q[i + j * n];
                     for (int i = 0; i < n; ++i) q[i + j * n] -= dot * q[i + k * n];
                 }
                 double nrm = 0;
-                for (int i = 0; i < n; ++i) nrm += q[i + j * n] * q[i + j * n];
+                for (int i = 0; i < n; ++i) nrm += std::norm(q[i + j * n]);
                 for (int i = 0; i < n; ++i) q[i + j * n] /= std::sqrt(nrm);
             }
         return q;
     }
-    /// Q diag(lambda) Q^T.
+    /// Q diag(lambda) Q^H, exactly Hermitian.
     Mat with_spectrum(const std::vector<double>& lambda) {
         const int n = int(lambda.size());
-        const Mat q = orthogonal(n);
+        const Mat q = unitary(n);
         Mat g(std::size_t(n) * n, 0.0);
         for (int k = 0; k < n; ++k)
             for (int j = 0; j < n; ++j)
-                for (int i = 0; i < n; ++i) g[i + j * n] += q[i + k * n] * lambda[k] * q[j + k * n];
-        for (int j = 0; j < n; ++j)
-            for (int i = 0; i < j; ++i) g[i + j * n] = g[j + i * n];  // exactly symmetric
+                for (int i = 0; i < n; ++i) g[i + j * n] += q[i + k * n] * lambda[k] * std::conj(q[j + k * n]);
+        hermitian(g, n);
         return g;
     }
-    /// A^T A, A n x n uniform on [-1, 1] (the preconditioner's Gram matrices).
+    static void hermitian(Mat& g, int n) {
+        for (int j = 0; j < n; ++j) {
+            g[j + j * n] = g[j + j * n].real();
+            for (int i = 0; i < j; ++i) g[i + j * n] = std::conj(g[j + i * n]);
+        }
+    }
+    /// A^H A, A n x n with entries uniform on [-1, 1] (the preconditioner's Gram matrices).
     Mat gram(int n) {
+        std::uniform_real_distribution<double> u(-1, 1);
         Mat a(std::size_t(n) * n), g(std::size_t(n) * n, 0.0);
-        for (auto& x : a) x = std::uniform_real_distribution<double>(-1, 1)(gen);
+        for (auto& x : a) x = cplx ? C(u(gen), u(gen)) : C(u(gen), 0.0);
         for (int j = 0; j < n; ++j)
             for (int i = 0; i <= j; ++i) {
-                double s = 0;
-                for (int k = 0; k < n; ++k) s += a[k + i * n] * a[k + j * n];
-                g[i + j * n] = g[j + i * n] = s;
+                C s = 0;
+                for (int k = 0; k < n; ++k) s += std::conj(a[k + i * n]) * a[k + j * n];
+                g[i + j * n] = s;
+                g[j + i * n] = std::conj(s);
             }
+        hermitian(g, n);
         return g;
+    }
+    static T to_t(const C& x) {
+        if constexpr (cplx) return T(float(x.real()), float(x.imag()));
+        else return float(x.real());
     }
 
     /// Runs the batch and checks every matrix; known[b], where not empty, is matrix b's spectrum.
@@ -118,32 +142,32 @@ class CudaSymmetricEig : public ::testing::Test {
         SCOPED_TRACE(what + ", n = " + std::to_string(n));
         const int batch = int(mats.size());
         const std::size_t nn = std::size_t(n) * n;
-        std::vector<float> g(nn * batch);
+        std::vector<T> g(nn * batch);
         for (int b = 0; b < batch; ++b)
-            for (std::size_t i = 0; i < nn; ++i) g[b * nn + i] = float(mats[b][i]);
-        const EigResult r = run_kernel(g, n, batch);
+            for (std::size_t i = 0; i < nn; ++i) g[b * nn + i] = to_t(mats[b][i]);
+        const EigResult<T> r = run_kernel(g, n, batch);
         if (!r.ran) return;
         const double u = std::ldexp(1.0, -24), tol = 4.0 * std::max(n, 8) * u;
         double worst_res = 0, worst_orth = 0, worst_val = 0;
+        const auto at = [&](const std::vector<T>& v, std::size_t i) { return C(std::complex<float>(v[i])); };
         for (int b = 0; b < batch; ++b) {
             ASSERT_EQ(r.info[b], 0) << "matrix " << b;
-            const float* z = r.vectors.data() + b * nn;
+            const std::size_t o = b * nn;
             const float* l = r.values.data() + std::size_t(b) * n;
-            double gnorm = 0;  // of the float input
-            for (std::size_t i = 0; i < nn; ++i) gnorm += double(g[b * nn + i]) * g[b * nn + i];
+            double gnorm = 0;  // of the single-precision input
+            for (std::size_t i = 0; i < nn; ++i) gnorm += std::norm(at(g, o + i));
             gnorm = std::sqrt(gnorm);
             double res = 0, orth = 0;
             for (int j = 0; j < n; ++j) {
                 if (j > 0) EXPECT_LE(l[j - 1], l[j]) << "not ascending, matrix " << b;
                 for (int i = 0; i < n; ++i) {
-                    double gz = 0, ztz = 0;
+                    C gz = 0, zhz = 0;
                     for (int k = 0; k < n; ++k) {
-                        gz += double(g[b * nn + i + std::size_t(k) * n]) * z[k + std::size_t(j) * n];
-                        ztz += double(z[k + std::size_t(i) * n]) * z[k + std::size_t(j) * n];
+                        gz += at(g, o + i + std::size_t(k) * n) * at(r.vectors, o + k + std::size_t(j) * n);
+                        zhz += std::conj(at(r.vectors, o + k + std::size_t(i) * n)) * at(r.vectors, o + k + std::size_t(j) * n);
                     }
-                    const double rr = gz - double(l[j]) * z[i + std::size_t(j) * n];
-                    res += rr * rr;
-                    orth += (ztz - (i == j)) * (ztz - (i == j));
+                    res += std::norm(gz - double(l[j]) * at(r.vectors, o + i + std::size_t(j) * n));
+                    orth += std::norm(zhz - double(i == j));
                 }
             }
             res = gnorm > 0 ? std::sqrt(res) / gnorm : std::sqrt(res);
@@ -164,28 +188,33 @@ class CudaSymmetricEig : public ::testing::Test {
                 }
             }
         }
-        std::cout << "[ eig      ] " << what << " n=" << n << " batch=" << batch << ": residual " << worst_res / u
-                  << " u, orthogonality " << worst_orth / u << " u, eigenvalues " << worst_val / u << " u (bound "
-                  << tol / u << " u)\n";
+        std::cout << "[ eig      ] " << (cplx ? "complex " : "real ") << what << " n=" << n << " batch=" << batch
+                  << ": residual " << worst_res / u << " u, orthogonality " << worst_orth / u << " u, eigenvalues "
+                  << worst_val / u << " u (bound " << tol / u << " u)\n";
     }
 };
 
-TEST_F(CudaSymmetricEig, GramMatricesAtManyOrders) {
+using EigTypes = ::testing::Types<float, std::complex<float>>;
+TYPED_TEST_SUITE(CudaSymmetricEig, EigTypes);
+
+TYPED_TEST(CudaSymmetricEig, GramMatricesAtManyOrders) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, max_order()}) {
+    const int top = max_order<TypeParam>();
+    for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, top}) {
+        if (n > top) continue;
         std::vector<Mat> mats;
-        for (int b = 0; b < 5; ++b) mats.push_back(gram(n));
-        check(mats, n, std::vector<std::vector<double>>(mats.size()), "random Gram");
+        for (int b = 0; b < 5; ++b) mats.push_back(this->gram(n));
+        this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "random Gram");
     }
 }
 
-TEST_F(CudaSymmetricEig, KnownSpectra) {
+TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    for (int n : {4, 60, 128, 199}) {
+    for (int n : {4, 60, 128, 150}) {
         std::vector<Mat> mats;
         std::vector<std::vector<double>> spectra;
         auto add = [&](std::vector<double> l) {
-            mats.push_back(with_spectrum(l));
+            mats.push_back(this->with_spectrum(l));
             spectra.push_back(std::move(l));
         };
         std::vector<double> l(n);
@@ -199,44 +228,46 @@ TEST_F(CudaSymmetricEig, KnownSpectra) {
         add(l);
         for (int i = 0; i < n; ++i) l[i] = i % 7 - 3.0;  // integers, repeated
         add(l);
-        check(mats, n, spectra, "known spectra");
+        this->check(mats, n, spectra, "known spectra");
     }
 }
 
-/// Matrices that skip parts of the algorithm: diagonal (every reflector is the identity),
-/// tridiagonal, the identity, zero.
-TEST_F(CudaSymmetricEig, StructuredMatrices) {
+/// Matrices that skip parts of the algorithm: diagonal (every reflector the identity, or a
+/// phase), tridiagonal, the identity, zero.
+TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
     for (int n : {3, 64, 150}) {
-        std::vector<Mat> mats;
-        std::vector<std::vector<double>> spectra;
         Mat diag(std::size_t(n) * n, 0.0), tri(std::size_t(n) * n, 0.0), eye(std::size_t(n) * n, 0.0);
         std::vector<double> dl(n), ones(n, 1.0);
         for (int i = 0; i < n; ++i) {
-            dl[i] = normal();
+            dl[i] = this->entry().real();
             diag[i + i * n] = dl[i];
             eye[i + i * n] = 1;
-            tri[i + i * n] = normal();
-            if (i + 1 < n) tri[i + 1 + i * n] = tri[i + (i + 1) * n] = normal();
+            tri[i + i * n] = this->entry().real();
+            if (i + 1 < n) {
+                tri[i + 1 + i * n] = this->entry();
+                tri[i + (i + 1) * n] = std::conj(tri[i + 1 + i * n]);
+            }
         }
-        mats = {diag, tri, eye, Mat(std::size_t(n) * n, 0.0)};
-        spectra = {dl, {}, ones, std::vector<double>(n, 0.0)};
-        check(mats, n, spectra, "structured");
+        const std::vector<Mat> mats = {diag, tri, eye, Mat(std::size_t(n) * n, 0.0)};
+        this->check(mats, n, {dl, {}, ones, std::vector<double>(n, 0.0)}, "structured");
     }
 }
 
-TEST_F(CudaSymmetricEig, NonFiniteInputReportsInfo) {
+TYPED_TEST(CudaSymmetricEig, NonFiniteInputReportsInfo) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
+    using T = TypeParam;
     const int n = 40, batch = 3;
     const std::size_t nn = std::size_t(n) * n;
-    std::vector<float> g(nn * batch);
+    std::vector<T> g(nn * batch);
     for (int b = 0; b < batch; ++b) {
-        const Mat m = gram(n);
-        for (std::size_t i = 0; i < nn; ++i) g[b * nn + i] = float(m[i]);
+        const Mat m = this->gram(n);
+        for (std::size_t i = 0; i < nn; ++i) g[b * nn + i] = this->to_t(m[i]);
     }
-    g[0 * nn + 5] = std::numeric_limits<float>::quiet_NaN();
-    g[2 * nn + 77] = std::numeric_limits<float>::infinity();
-    const EigResult r = run_kernel(g, n, batch);
+    g[0 * nn + 5] = this->to_t(C(std::numeric_limits<double>::quiet_NaN(), 0));
+    const double inf = std::numeric_limits<double>::infinity();
+    g[2 * nn + 77] = this->to_t(this->cplx ? C(0, inf) : C(inf, 0));
+    const EigResult<T> r = run_kernel(g, n, batch);
     if (!r.ran) return;
     EXPECT_EQ(r.info[0], -1);
     EXPECT_EQ(r.info[1], 0);

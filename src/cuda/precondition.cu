@@ -1,5 +1,6 @@
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
-// single precision, its eigenvectors (cuSOLVER's batched syev/heev, ascending eigenvalues),
+// single precision, its eigenvectors (our symmetric_eigensolver.cuh where the matrix fits its
+// shared memory, else cuSOLVER's batched syev/heev; ascending eigenvalues),
 // X = those vectors in descending order in the working precision; in single precision from
 // order 256 (refine_wanted), one step of Ogita and Aishima's refinement in the working
 // precision (refine_kernel: X <- X (I + E), which corrects the eigenvectors that G resolves,
@@ -237,25 +238,24 @@ template <class DT> bool refine_wanted(index_t N) {
 }
 
 /// The largest order whose matrix fits one block's shared memory in symmetric_eig_kernel.
-int symmetric_eig_max_order() {
+template <class LT> int symmetric_eig_max_order() {
     const std::size_t limit = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - 64;
     int n = 1;
-    while (symmetric_eig_smem_bytes(n + 1) <= limit) ++n;
+    while (symmetric_eig_smem_bytes<LT>(n + 1) <= limit) ++n;
     return n;
 }
 
 /// Whether the eigensolve is our own kernel (symmetric_eigensolver.cuh) rather than cuSOLVER's
-/// syevBatched: for real matrices (the kernel is real) wherever the matrix fits the block's
-/// shared memory (order 236 on an H100 or H200). Session 19 (H200, 1000 random Gram matrices,
+/// syevBatched / heevBatched: wherever the matrix fits the block's shared memory (order 236
+/// real, 166 complex on an H100 or H200). Session 19 (H200, 1000 random Gram matrices,
 /// bench/results/h100/2026-11-26-s19/c8_syev_probe.csv, ms, ours against syevBatched): 64^2
 /// 0.92 against 2.21, 96^2 1.98 against 5.28, 128^2 4.55 against 7.28, 160^2 9.3 against
 /// 21.4, 200^2 22.7 against 27.5, 224^2 27.9 against 30.8. BATCHSVD_CUDA_EIGENSOLVER=cusolver
 /// takes cuSOLVER's (benchmarks and tests).
 template <class DT> bool own_eigensolver(index_t N) {
-    if (core::is_complex_v<DT>) return false;
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return false;
-    return N <= symmetric_eig_max_order();
+    return N <= symmetric_eig_max_order<low_t<DT>>();
 }
 
 }  // namespace
@@ -281,9 +281,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     if (own_eigensolver<DT>(N)) {
         // Its eigenvectors, by our own kernel (symmetric_eigensolver.cuh), where it fits.
-        if constexpr (std::is_same_v<LT, float>) {
-            BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
-        }
+        BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
     } else {
         // Its eigenvectors by cuSOLVER, over batches that keep its index arithmetic in 32 bits.
         const index_t part = eigensolve_batch(N, batch);

@@ -354,18 +354,16 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
     return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
 }
 
-/// The smallest order at which the preconditioning measured faster (use_precondition). Real
-/// types, with our eigensolver (session 19, H200, call 9, 1000 matrices, the default route
-/// against the blocked path preconditioned, ms): float64 40 (1.95 against 1.81; 48^2 3.44
-/// against 2.15, 64^2 3.84 against 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against
-/// 4.13, 88^2 10.5 against 5.3); smaller orders were not measured. Complex types, with
-/// cuSOLVER's heevBatched (session 18): complex64 96 (15.3 against 21.2; 64^2 8.0 against 4.8,
-/// 80^2 takes the fused kernel), complex128 64 (8.0 against 8.9).
+/// The smallest order at which the preconditioning measured faster (use_precondition), with our
+/// eigensolver (the default route against the blocked path preconditioned, 1000 matrices, ms;
+/// session 19, calls 9 (H200) and 12 (H100)): float64 40 (1.95 against 1.81; 48^2 3.44 against
+/// 2.15, 64^2 3.84 against 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against 4.13, 88^2
+/// 10.5 against 5.3), complex128 40 (7.67 against 3.08; 56^2 8.27 against 4.29), complex64 56
+/// (4.69 against 2.90; 80^2 11.7 against 7.39, 88^2 20.9 against 9.03). Smaller orders were not
+/// measured.
 template <class T> constexpr index_t precondition_min_order() {
-    if constexpr (std::is_same_v<T, double>) return 40;
-    else if constexpr (std::is_same_v<T, float>) return 56;
-    else if constexpr (std::is_same_v<T, std::complex<double>>) return 64;
-    else return 96;
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>) return 40;
+    else return 56;
 }
 
 /// Whether the blocked path starts from a single-precision eigenbasis of W^H W
@@ -478,14 +476,15 @@ struct Route {
 /// (7.49 against 9.85 ms, 64^2 8.97 against 16.7, 80^2 22.7 against 25.2). Where blocks of
 /// 32 columns fit evenly (block_width_for) the blocked path wins early; at 65-88 columns in
 /// single precision its three-block or five-block sweeps leave pairs idle. Measured on square
-/// matrices, so applied only within a quarter of square (M <= 5N/4). In real types the blocked
-/// path also wins wherever it is preconditioned (use_precondition), with our eigensolver
-/// (session 19: float32 1000 x 80^2 4.62 against the fused kernel's 8.28 ms, 88^2 5.32 against
-/// 10.5; float64 40^2 1.81 against 1.95), and in float64 up to 4:1 (1000 x 256 x 64 3.71 ms
-/// against 20.6 in the fused kernel and 10.2 through QR, use_qr).
+/// matrices, so applied only within a quarter of square (M <= 5N/4). The blocked path also wins
+/// wherever it is preconditioned (use_precondition), with our eigensolver (session 19: float32
+/// 1000 x 80^2 4.62 against the fused kernel's 8.28 ms, 88^2 5.32 against 10.5; float64 40^2
+/// 1.81 against 1.95; complex64 88^2 9.03 against 20.9; complex128 40^2 3.08 against 7.67), and
+/// in float64 up to 4:1 (1000 x 256 x 64 3.71 ms against 20.6 in the fused kernel and 10.2
+/// through QR, use_qr).
 template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
     const index_t taller = std::is_same_v<T, double> ? 16 * N : 5 * N;  // (float64: to 4:1, as use_qr)
-    if (!core::is_complex_v<T> && 4 * M <= taller && use_precondition<T>(M, N, batch, opts)) return true;
+    if (4 * M <= taller && use_precondition<T>(M, N, batch, opts)) return true;
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;

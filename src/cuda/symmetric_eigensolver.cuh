@@ -1,15 +1,17 @@
-// A batched real symmetric eigensolver in single precision, one thread block a matrix, the
-// matrix held in shared memory (orders up to symmetric_eig_max_order, about 237 on an H100): the
-// preconditioner's eigensolve (precondition.cu), in place of cuSOLVER's syevBatched, which
-// takes 7.2 ms for 1000 matrices of order 128 and 35 ms at 256 on an H100/H200 (session 19,
-// bench/results/h100/2026-11-26-s19/syev_probe.cu).
+// A batched symmetric (real) or Hermitian (complex) eigensolver in single precision, one thread
+// block a matrix, the matrix held in shared memory (orders up to about 236 real, 166 complex
+// on an H100): the preconditioner's eigensolve (precondition.cu), in place of cuSOLVER's
+// syevBatched / heevBatched, which take 7.4 ms for 1000 real matrices of order 128 and 35 ms
+// at 256 on an H100 (session 19, bench/results/h100/2026-11-26-s19/syev_probe.cu).
 //
 // The classical three phases, each following its textbook form:
-//  1. Householder reduction to tridiagonal form, lower triangle (LAPACK ssytd2, UPLO = 'L'):
-//     step k annihilates column k below the subdiagonal with H_k = I - tau v v^T, p = tau A22 v,
-//     w = p - (tau / 2)(p^T v) v, A22 <- A22 - v w^T - w v^T. The full trailing block is kept
-//     (both triangles), so that A22 v is one pass over rows, one thread a row.
-//  2. Q = H_0 H_1 ... H_{n-3} formed in place, backwards (LAPACK sorg2r's order), one thread a
+//  1. Householder reduction to tridiagonal form, lower triangle (LAPACK ssytd2 / chetd2, UPLO =
+//     'L'): step k annihilates column k below the subdiagonal with H_k = I - tau v v^H (slarfg /
+//     clarfg: a real subdiagonal beta, so that complex matrices get a real tridiagonal; their
+//     last step is a phase alone), p = tau A22 v, w = p - (tau / 2)(p^H v) v, A22 <- A22 -
+//     v w^H - w v^H. The full trailing block is kept (both triangles), so that A22 v is one
+//     pass over rows, one thread a row.
+//  2. Q = H_0 H_1 ... H_{n-2} formed in place, backwards (LAPACK sorg2r's order), one thread a
 //     column; each reflector's vector stays in the column left of the block it acts on.
 //  3. The implicit QL iteration with Wilkinson's shift on the tridiagonal matrix, accumulating
 //     its rotations into Q (EISPACK tql2; Bowdler, Martin, Reinsch and Wilkinson, Numer. Math.
@@ -42,169 +44,176 @@ inline constexpr int kQlMaxIterations = 30;
 /// one row each, or one column each, hit 32 different banks.
 __host__ __device__ inline int symmetric_eig_ld(int n) { return n | 1; }
 
-/// Shared memory of one block for order n: the matrix, then d, e, tau, two sweeps' cosines and
-/// sines, the ranks of the eigenvalues, and the reduction scratch.
-__host__ __device__ inline std::size_t symmetric_eig_smem_bytes(int n) {
-    return (std::size_t(symmetric_eig_ld(n)) * n + 8 * std::size_t(n) + 2 * (1024 / 32)) * sizeof(float);
+/// Shared memory of one block for order n and element type T (float or dev_complex<float>):
+/// the matrix, tau and the reduction scratch (T), then d, e, two sweeps' cosines and sines
+/// (float), and the ranks of the eigenvalues.
+template <class T> __host__ __device__ inline std::size_t symmetric_eig_smem_bytes(int n) {
+    return (std::size_t(symmetric_eig_ld(n)) * n + n + 2 * (1024 / 32)) * sizeof(T) + 7 * std::size_t(n) * sizeof(float);
 }
 
 namespace detail {
 
 /// Sum of v over a block of Threads threads without a barrier of its own: each warp's sum goes to
 /// red[warp] now, and block_partials_total reads the total after the caller's next barrier.
-template <int Threads> __device__ __forceinline__ void block_partials(float v, float* red) {
+template <int Threads, class V> __device__ __forceinline__ void block_partials(V v, V* red) {
     v = group_sum(v, 32, 0xffffffffu);
     if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
 }
-template <int Threads> __device__ __forceinline__ float block_partials_total(const float* red) {
-    float total = 0;
-    for (int w = 0; w < Threads / 32; ++w) total += red[w];
+template <int Threads, class V> __device__ __forceinline__ V block_partials_total(const V* red) {
+    V total = V(0.0f);
+    for (int w = 0; w < Threads / 32; ++w) total = add(total, red[w]);
     return total;
 }
 
-/// Phase 1 on the matrix a (n x n, leading dimension ld, shared memory): d, e the tridiagonal
-/// (e[k] couples d[k] and d[k + 1], e[n - 1] = 0), tau and the vectors v_k (v_k[k + 1] = 1
-/// implied, v_k[i] in a[i + k ld] for i >= k + 2) of the reflectors. Three barriers a step:
-/// the two sums a step needs (the next column's norm, p^T v) ride on barriers the step has
-/// anyway (block_partials), and w = p - (tau / 2)(p^T v) v is formed where it is used. red
-/// holds 2 (Threads / 32) floats.
-template <int Threads>
-__device__ void tridiagonalize(float* a, int n, int ld, float* d, float* e, float* tau, float* w, float* red) {
+/// x y, and x - y, for real or complex x, y.
+template <class T> __device__ __forceinline__ T mul(const T& x, const T& y) { return core::axpy(x, y, T(0.0f)); }
+template <class T> __device__ __forceinline__ T sub(const T& x, const T& y) { return add(x, core::scale(y, -1.0f)); }
+
+/// Phase 1 on the matrix a (n x n, leading dimension ld, shared memory): d, e the real
+/// tridiagonal (e[k] couples d[k] and d[k + 1], e[n - 1] = 0), tau and the vectors v_k (v_k[k +
+/// 1] = 1 implied, v_k[i] in a[i + k ld] for i >= k + 2) of the reflectors H_0 .. H_{n-2} (tau =
+/// 0: none; in real matrices always for the last). Three barriers a step: the two sums a step
+/// needs (the next column's norm, p^H v) ride on barriers the step has anyway (block_partials),
+/// and w = p - (tau / 2)(p^H v) v is formed where it is used. red holds 2 (Threads / 32) T's.
+template <int Threads, class T>
+__device__ void tridiagonalize(T* a, int n, int ld, float* d, float* e, T* tau, T* w, T* red) {
     constexpr int W = Threads / 32;
-    float* red_norm = red + W;
+    float* red_norm = reinterpret_cast<float*>(red + W);
+    const T one(1.0f);
     // The first column's norm below the subdiagonal.
     float part = 0;
-    for (int i = 2 + threadIdx.x; i < n; i += Threads) part += a[i] * a[i];
+    for (int i = 2 + threadIdx.x; i < n; i += Threads) part += core::abs2(a[i]);
     block_partials<Threads>(part, red_norm);
     __syncthreads();
     float xnorm2 = block_partials_total<Threads>(red_norm);
-    for (int k = 0; k + 2 < n; ++k) {
-        float* col = a + k * ld;
-        const float alpha = col[k + 1];
-        float t = 0, beta = alpha;
-        if (xnorm2 > 0) {
-            beta = -copysignf(sqrtf(alpha * alpha + xnorm2), alpha);
-            t = (beta - alpha) / beta;
-            const float scale = 1.0f / (alpha - beta);
-            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] *= scale;
+    for (int k = 0; k + 1 < n; ++k) {
+        T* col = a + k * ld;
+        const T alpha = col[k + 1];
+        const float ar = core::real_part(alpha), ai = core::imag_part(alpha);
+        T t(0.0f);
+        float beta = ar;
+        if (xnorm2 > 0 || ai != 0) {  // (slarfg / clarfg)
+            beta = -copysignf(sqrtf(ar * ar + ai * ai + xnorm2), ar);
+            if constexpr (core::is_complex_v<T>) t = T((beta - ar) / beta, -ai / beta);
+            else t = (beta - ar) / beta;
+            const float dr = ar - beta, den = dr * dr + ai * ai;  // 1 / (alpha - beta)
+            T scale;
+            if constexpr (core::is_complex_v<T>) scale = T(dr / den, -ai / den);
+            else scale = 1.0f / dr;
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = mul(col[i], scale);
         }
         if (threadIdx.x == 0) {
-            d[k] = col[k];
+            d[k] = core::real_part(col[k]);
             e[k] = beta;
             tau[k] = t;
         }
         __syncthreads();  // (v is in column k)
         part = 0;
-        if (t == 0) {  // (uniform: every thread has the same t) The next column's norm as it is.
-            for (int i = k + 3 + threadIdx.x; i < n; i += Threads) part += a[i + (k + 1) * ld] * a[i + (k + 1) * ld];
+        if (core::abs2(t) == 0) {  // (uniform: every thread has the same t) The next column's norm.
+            for (int i = k + 3 + threadIdx.x; i < n; i += Threads) part += core::abs2(a[i + (k + 1) * ld]);
             block_partials<Threads>(part, red_norm);
             __syncthreads();
             xnorm2 = block_partials_total<Threads>(red_norm);
             continue;
         }
-        // p = tau A22 v into w, rows k+1..n-1, and p^T v.
-        float pv = 0;
+        // p = tau A22 v into w, rows k+1..n-1, and p^H v.
+        T pv(0.0f);
         for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
-            const float* row = a + i;  // (i, j) at row[j ld]
-            float s0 = row[(k + 1) * ld], s1 = 0, s2 = 0, s3 = 0;
+            const T* row = a + i;  // (i, j) at row[j ld]
+            T s0 = row[(k + 1) * ld], s1(0.0f), s2(0.0f), s3(0.0f);
             int j = k + 2;
             for (; j + 3 < n; j += 4) {
-                s0 = fmaf(row[j * ld], col[j], s0);
-                s1 = fmaf(row[(j + 1) * ld], col[j + 1], s1);
-                s2 = fmaf(row[(j + 2) * ld], col[j + 2], s2);
-                s3 = fmaf(row[(j + 3) * ld], col[j + 3], s3);
+                s0 = core::axpy(row[j * ld], col[j], s0);
+                s1 = core::axpy(row[(j + 1) * ld], col[j + 1], s1);
+                s2 = core::axpy(row[(j + 2) * ld], col[j + 2], s2);
+                s3 = core::axpy(row[(j + 3) * ld], col[j + 3], s3);
             }
-            for (; j < n; ++j) s0 = fmaf(row[j * ld], col[j], s0);
-            const float s = t * ((s0 + s1) + (s2 + s3));
+            for (; j < n; ++j) s0 = core::axpy(row[j * ld], col[j], s0);
+            const T s = mul(t, add(add(s0, s1), add(s2, s3)));
             w[i] = s;
-            pv = fmaf(s, i == k + 1 ? 1.0f : col[i], pv);
+            pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
         }
         block_partials<Threads>(pv, red);
         __syncthreads();  // (w and the partial sums)
-        const float half = 0.5f * t * block_partials_total<Threads>(red);
-        // A22 <- A22 - v w'^T - w' v^T, w' = w - half v, one thread a row, and the next
+        const T half = core::scale(mul(t, block_partials_total<Threads>(red)), 0.5f);
+        // A22 <- A22 - v w'^H - w' v^H, w' = w - half v, one thread a row, and the next
         // column's norm below its subdiagonal (rows k+3..). Four elements at a time, loaded
         // before any is stored: the compiler cannot tell that the stores miss w and column k,
         // and would otherwise wait for each.
-        const float w1 = w[k + 1] - half;  // (v[k + 1] = 1)
+        const T w1 = core::conj_of(sub(w[k + 1], half));  // (v[k + 1] = 1)
         for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
-            float* row = a + i;
-            const float vi = i == k + 1 ? 1.0f : col[i], wi = fmaf(-half, vi, w[i]);
-            const float first = row[(k + 1) * ld] - fmaf(vi, w1, wi);
+            T* row = a + i;
+            const T vi = i == k + 1 ? one : col[i], wi = sub(w[i], mul(half, vi));
+            const T first = sub(row[(k + 1) * ld], core::axpy(vi, w1, wi));
             row[(k + 1) * ld] = first;
-            if (i >= k + 3) part = fmaf(first, first, part);
+            if (i >= k + 3) part += core::abs2(first);
+            // a_ij -= v_i conj(w'_j) + w'_i conj(v_j)
+            const auto term = [&](const T& wj, const T& cj) {
+                return core::axpy(vi, core::conj_of(sub(wj, mul(half, cj))), mul(wi, core::conj_of(cj)));
+            };
             int j = k + 2;
             for (; j + 3 < n; j += 4) {
-                const float a0 = row[j * ld], a1 = row[(j + 1) * ld], a2 = row[(j + 2) * ld], a3 = row[(j + 3) * ld];
-                const float c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
-                const float w0 = fmaf(-half, c0, w[j]), w1_ = fmaf(-half, c1, w[j + 1]);
-                const float w2 = fmaf(-half, c2, w[j + 2]), w3 = fmaf(-half, c3, w[j + 3]);
-                row[j * ld] = a0 - fmaf(vi, w0, wi * c0);
-                row[(j + 1) * ld] = a1 - fmaf(vi, w1_, wi * c1);
-                row[(j + 2) * ld] = a2 - fmaf(vi, w2, wi * c2);
-                row[(j + 3) * ld] = a3 - fmaf(vi, w3, wi * c3);
+                const T a0 = row[j * ld], a1 = row[(j + 1) * ld], a2 = row[(j + 2) * ld], a3 = row[(j + 3) * ld];
+                const T c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
+                const T w0 = w[j], w1_ = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
+                row[j * ld] = sub(a0, term(w0, c0));
+                row[(j + 1) * ld] = sub(a1, term(w1_, c1));
+                row[(j + 2) * ld] = sub(a2, term(w2, c2));
+                row[(j + 3) * ld] = sub(a3, term(w3, c3));
             }
-            for (; j < n; ++j) {
-                const float cj = col[j];
-                row[j * ld] -= fmaf(vi, fmaf(-half, cj, w[j]), wi * cj);
-            }
+            for (; j < n; ++j) row[j * ld] = sub(row[j * ld], term(w[j], col[j]));
         }
         block_partials<Threads>(part, red_norm);
         __syncthreads();
         xnorm2 = block_partials_total<Threads>(red_norm);
     }
     if (threadIdx.x == 0) {
-        if (n >= 2) {
-            d[n - 2] = a[(n - 2) + (n - 2) * ld];
-            e[n - 2] = a[(n - 1) + (n - 2) * ld];
-            if (n >= 3) tau[n - 2] = 0;
-        }
-        d[n - 1] = a[(n - 1) + (n - 1) * ld];
+        d[n - 1] = core::real_part(a[(n - 1) + (n - 1) * ld]);
         e[n - 1] = 0;
     }
     __syncthreads();
 }
 
-/// Phase 2: Q = H_0 ... H_{n-3} in place of a, from the reflectors tridiagonalize left.
-/// Before step k, rows and columns k+2..n-1 hold H_{k+1} ... H_{n-3}; step k sets row and
+/// Phase 2: Q = H_0 ... H_{n-2} in place of a, from the reflectors tridiagonalize left.
+/// Before step k, rows and columns k+2..n-1 hold H_{k+1} ... H_{n-2}; step k sets row and
 /// column k+1 to the unit vector (column k+1 held v_{k+1}, used in step k + 1) and applies H_k
 /// from the left to columns k+1..n-1, one thread a column; step -1 sets row and column 0.
 /// (Setting the unit vectors by their columns' threads, to save the first barrier, measured
 /// slower: the thread of column k + 1 then writes n - k entries alone.)
-template <int Threads> __device__ void form_q(float* a, int n, int ld, const float* tau) {
-    if (threadIdx.x == 0) a[(n - 1) + (n - 1) * ld] = 1;
-    for (int k = n - 3; k >= -1; --k) {
+template <int Threads, class T> __device__ void form_q(T* a, int n, int ld, const T* tau) {
+    if (threadIdx.x == 0) a[(n - 1) + (n - 1) * ld] = T(1.0f);
+    for (int k = n - 2; k >= -1; --k) {
         for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
-            const float unit = i == k + 1 ? 1.0f : 0.0f;
+            const T unit(i == k + 1 ? 1.0f : 0.0f);
             a[i + (k + 1) * ld] = unit;
             a[(k + 1) + i * ld] = unit;
         }
         __syncthreads();
-        if (k < 0 || tau[k] == 0) continue;
-        const float t = tau[k];
-        const float* v = a + k * ld;  // v[k + 1] = 1 implied
+        if (k < 0 || core::abs2(tau[k]) == 0) continue;
+        const T t = tau[k];
+        const T* v = a + k * ld;  // v[k + 1] = 1 implied
         for (int j = k + 1 + threadIdx.x; j < n; j += Threads) {
-            float* q = a + j * ld;
-            float s0 = q[k + 1], s1 = 0, s2 = 0, s3 = 0;
+            T* q = a + j * ld;
+            T s0 = q[k + 1], s1(0.0f), s2(0.0f), s3(0.0f);
             int i = k + 2;
             for (; i + 3 < n; i += 4) {
-                s0 = fmaf(v[i], q[i], s0);
-                s1 = fmaf(v[i + 1], q[i + 1], s1);
-                s2 = fmaf(v[i + 2], q[i + 2], s2);
-                s3 = fmaf(v[i + 3], q[i + 3], s3);
+                s0 = core::fma_conj(v[i], q[i], s0);
+                s1 = core::fma_conj(v[i + 1], q[i + 1], s1);
+                s2 = core::fma_conj(v[i + 2], q[i + 2], s2);
+                s3 = core::fma_conj(v[i + 3], q[i + 3], s3);
             }
-            for (; i < n; ++i) s0 = fmaf(v[i], q[i], s0);
-            const float s = t * ((s0 + s1) + (s2 + s3));
-            q[k + 1] -= s;
+            for (; i < n; ++i) s0 = core::fma_conj(v[i], q[i], s0);
+            const T s = core::scale(mul(t, add(add(s0, s1), add(s2, s3))), -1.0f);  // -tau v^H q
+            q[k + 1] = add(q[k + 1], s);
             for (i = k + 2; i + 3 < n; i += 4) {  // (loads before stores, as in tridiagonalize)
-                const float q0 = q[i], q1 = q[i + 1], q2 = q[i + 2], q3 = q[i + 3];
-                const float v0 = v[i], v1 = v[i + 1], v2 = v[i + 2], v3 = v[i + 3];
-                q[i] = fmaf(-s, v0, q0);
-                q[i + 1] = fmaf(-s, v1, q1);
-                q[i + 2] = fmaf(-s, v2, q2);
-                q[i + 3] = fmaf(-s, v3, q3);
+                const T q0 = q[i], q1 = q[i + 1], q2 = q[i + 2], q3 = q[i + 3];
+                const T v0 = v[i], v1 = v[i + 1], v2 = v[i + 2], v3 = v[i + 3];
+                q[i] = core::axpy(s, v0, q0);
+                q[i + 1] = core::axpy(s, v1, q1);
+                q[i + 2] = core::axpy(s, v2, q2);
+                q[i + 3] = core::axpy(s, v3, q3);
             }
-            for (; i < n; ++i) q[i] = fmaf(-s, v[i], q[i]);
+            for (; i < n; ++i) q[i] = core::axpy(s, v[i], q[i]);
         }
         __syncthreads();
     }
@@ -217,8 +226,8 @@ template <int Threads> __device__ void form_q(float* a, int n, int ld, const flo
 /// (l, m) of each buffer (l = -1: no sweep, the end), the failure, and the counts of sweeps and
 /// rotations (symmetric_eig_kernel's stats). Returns 0, or i + 1 when eigenvalue i did not
 /// converge in kQlMaxIterations (every thread gets it).
-template <int Threads>
-__device__ int tridiagonal_ql(float* z, int n, int ld, float* d, float* e, float* cs, float* sn, int* sh) {
+template <int Threads, class T>
+__device__ int tridiagonal_ql(T* z, int n, int ld, float* d, float* e, float* cs, float* sn, int* sh) {
     const float eps = FLT_EPSILON;
     const int lane = threadIdx.x % 32;
     // Warp 0 scales T by a power of two to a norm (max |d_i| + |e_i|) in [0.5, 1), and tests
@@ -346,13 +355,15 @@ __device__ int tridiagonal_ql(float* z, int n, int ld, float* d, float* e, float
                 const float* c_in = cs + pb * n;
                 const float* s_in = sn + pb * n;
                 for (int r = threadIdx.x - 32; r < n; r += Threads - 32) {
-                    float* row = z + r;
-                    float next = row[pm * ld], zi = row[(pm - 1) * ld], c = c_in[pm - 1], s = s_in[pm - 1];
+                    T* row = z + r;
+                    T next = row[pm * ld], zi = row[(pm - 1) * ld];
+                    float c = c_in[pm - 1], s = s_in[pm - 1];
                     for (int i = pm - 1; i >= pl; --i) {
                         const int k = max(i - 1, 0);
-                        const float zi_next = row[k * ld], c_next = c_in[k], s_next = s_in[k];
-                        row[(i + 1) * ld] = fmaf(s, zi, c * next);
-                        next = fmaf(c, zi, -s * next);
+                        const T zi_next = row[k * ld];
+                        const float c_next = c_in[k], s_next = s_in[k];
+                        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
+                        next = sub(core::scale(zi, c), core::scale(next, s));
                         zi = zi_next;
                         c = c_next;
                         s = s_next;
@@ -372,32 +383,34 @@ __device__ int tridiagonal_ql(float* z, int n, int ld, float* d, float* e, float
 
 }  // namespace detail
 
-/// The eigendecomposition of each of `batch` symmetric n x n single-precision matrices G
-/// (column-major, consecutive, both triangles read), one block of T threads a matrix,
-/// symmetric_eig_smem_bytes(n) of dynamic shared memory: the eigenvalues ascending into lambda
-/// (n a matrix), the eigenvectors over G in that order, and info (see the top of the file).
-template <int T>
-__global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambda, int* info, int n, index_t batch,
-                                                          long long* stats) {
-    extern __shared__ float smem[];
+/// The eigendecomposition of each of `batch` symmetric (T = float) or Hermitian (T =
+/// dev_complex<float>) n x n matrices G (column-major, consecutive, both triangles read), one
+/// block of Threads threads a matrix, symmetric_eig_smem_bytes<T>(n) of dynamic shared memory:
+/// the eigenvalues ascending into lambda (n a matrix), the eigenvectors over G in that order,
+/// and info (see the top of the file).
+template <class T, int Threads>
+__global__ void __launch_bounds__(Threads) symmetric_eig_kernel(T* G, float* lambda, int* info, int n, index_t batch,
+                                                                long long* stats) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
     const int ld = symmetric_eig_ld(n);
-    float* a = smem;
-    float* d = a + std::size_t(ld) * n;
+    T* a = reinterpret_cast<T*>(smem_bytes);
+    T* tau = a + std::size_t(ld) * n;
+    T* red = tau + n;
+    float* d = reinterpret_cast<float*>(red + 2 * (1024 / 32));
     float* e = d + n;
-    float* tau = e + n;
-    float* cs = tau + n;
+    float* cs = e + n;
     float* sn = cs + 2 * n;
     int* rank = reinterpret_cast<int*>(sn + 2 * n);
-    float* red = reinterpret_cast<float*>(rank + n);
+    T* w = reinterpret_cast<T*>(cs);  // (phase 1's scratch, n T's in cs and sn)
     __shared__ int sh[8];
     const index_t nn = index_t(n) * n;
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
-        float* g = G + b * nn;
+        T* g = G + b * nn;
         bool bad = false;
         for (int c = 0; c < n; ++c)
-            for (int r = threadIdx.x; r < n; r += T) {
-                const float x = g[r + index_t(c) * n];
-                bad |= !isfinite(x);
+            for (int r = threadIdx.x; r < n; r += Threads) {
+                const T x = g[r + index_t(c) * n];
+                bad |= !core::is_finite(x);
                 a[r + c * ld] = x;
             }
         if (threadIdx.x < 8) sh[threadIdx.x] = 0;
@@ -406,11 +419,11 @@ __global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambd
             if (threadIdx.x == 0) info[b] = -1;
             continue;
         }
-        detail::tridiagonalize<T>(a, n, ld, d, e, tau, cs, red);
+        detail::tridiagonalize<Threads>(a, n, ld, d, e, tau, w, red);
         t1 = clock64();
-        detail::form_q<T>(a, n, ld, tau);
+        detail::form_q<Threads>(a, n, ld, tau);
         t2 = clock64();
-        const int failed = detail::tridiagonal_ql<T>(a, n, ld, d, e, cs, sn, sh);
+        const int failed = detail::tridiagonal_ql<Threads>(a, n, ld, d, e, cs, sn, sh);
         if (stats && threadIdx.x == 0) {  // (measurements: cycles of each phase, sweeps, rotations)
             long long* st = stats + b * 5;
             st[0] = t1 - t0;
@@ -425,7 +438,7 @@ __global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambd
             continue;
         }
         // Ascending order: each eigenvalue's rank (ties by index), then the columns by rank.
-        for (int j = threadIdx.x; j < n; j += T) {
+        for (int j = threadIdx.x; j < n; j += Threads) {
             int k = 0;
             for (int i = 0; i < n; ++i) k += d[i] < d[j] || (d[i] == d[j] && i < j);
             rank[j] = k;
@@ -434,7 +447,7 @@ __global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambd
         __syncthreads();
         for (int c = 0; c < n; ++c) {
             const index_t to = index_t(rank[c]) * n;
-            for (int r = threadIdx.x; r < n; r += T) g[r + to] = a[r + c * ld];
+            for (int r = threadIdx.x; r < n; r += Threads) g[r + to] = a[r + c * ld];
         }
         if (threadIdx.x == 0) info[b] = 0;
         __syncthreads();  // (a, d and rank are reused by the block's next matrix)
@@ -444,17 +457,20 @@ __global__ void __launch_bounds__(T) symmetric_eig_kernel(float* G, float* lambd
 /// symmetric_eig_kernel on `batch` matrices of order n (n <= the largest order whose
 /// symmetric_eig_smem_bytes the device's blocks can have), grid blocks, on `stream`; returns
 /// the launch's error; stats, when given, gets 5 numbers a matrix: the cycles of the three
-/// phases, the QL sweeps and their rotations. (Inline, so that a test can launch it beside the library.)
-inline cudaError_t launch_symmetric_eig(float* G, float* lambda, int* info, int n, index_t batch, unsigned grid,
-                                        cudaStream_t stream, long long* stats = nullptr) {
-    const std::size_t bytes = symmetric_eig_smem_bytes(n);
+/// phases, the QL sweeps and their rotations. (A template, so that a test can launch it beside
+/// the library.)
+template <class T>
+cudaError_t launch_symmetric_eig(T* G, float* lambda, int* info, int n, index_t batch, unsigned grid,
+                                 cudaStream_t stream, long long* stats = nullptr) {
+    const std::size_t bytes = symmetric_eig_smem_bytes<T>(n);
     const auto launch = [&](auto kernel, int threads) {
         const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
         if (e != cudaSuccess) return e;
         kernel<<<grid, threads, bytes, stream>>>(G, lambda, info, n, batch, stats);
         return cudaGetLastError();
     };
-    return symmetric_eig_threads(n) == 160 ? launch(symmetric_eig_kernel<160>, 160) : launch(symmetric_eig_kernel<288>, 288);
+    return symmetric_eig_threads(n) == 160 ? launch(symmetric_eig_kernel<T, 160>, 160)
+                                           : launch(symmetric_eig_kernel<T, 288>, 288);
 }
 
 }  // namespace batchsvd::cuda

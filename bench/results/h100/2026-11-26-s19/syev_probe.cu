@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
         {
             int optin = 0;
             CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
-            const std::size_t bytes = batchsvd::cuda::symmetric_eig_smem_bytes(n);
+            const std::size_t bytes = batchsvd::cuda::symmetric_eig_smem_bytes<float>(n);
             if (bytes + 64 <= std::size_t(optin)) {
                 run_variant("own", 1, [&] { CK(batchsvd::cuda::launch_symmetric_eig(W, lam, info, n, batch, batch, ctx[0].s)); });
                 long long* st;
