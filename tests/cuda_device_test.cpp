@@ -627,7 +627,7 @@ TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
 }
 
 /// A preconditioned batch run as two interleaved halves on two streams (blocked_path.cu's
-/// run_blocked, svd_cuda.cu's blocked_halves; forced, as complex64 does not take them by itself): every matrix accurate
+/// run_blocked, svd_cuda.cu's blocked_halves; forced, as a batch this small does not take them by itself): every matrix accurate
 /// and its info where it belongs (a NaN matrix in each half), the singular values those of one
 /// stream (BATCHSVD_CUDA_BLOCKED_SLICES=1), tall and wide, an odd batch.
 TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {
@@ -682,11 +682,12 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     EXPECT_TRUE(pre(cuda::solve_path<T>(700, 200, 1, preconditioned())));
     EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
     // The preconditioned blocked path goes before the fused kernel where the rule
-    // preconditions, and in float64 before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
+    // preconditions, and before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
     EXPECT_TRUE(pre(cuda::solve_path<T>(64, 64, 1000, {})));
     EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
+    EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
+    EXPECT_TRUE(pre(cuda::solve_path<T>(64, 256, 1000, {})));
     if constexpr (std::is_same_v<T, double>) {
-        EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
         EXPECT_EQ(cuda::solve_path<T>(256, 64, 10, {}), "qr");
         EXPECT_EQ(cuda::solve_path<T>(320, 64, 1000, {}), "qr");
     }

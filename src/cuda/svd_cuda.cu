@@ -241,16 +241,18 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
 ///   1.47, 48 x 16 0.52 against 0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
 ///   bench/results/h100/2026-11-24-s6/qr_crossover_tall16.csv). Wider complex panels beyond
 ///   shared memory were not measured and stay with Jacobi.
-/// - but float64 up to 4:1 where the blocked path is preconditioned (use_precondition) takes
-///   that instead: session 19 (H200, call 9, 1000 matrices, ms, QR against the blocked path
-///   preconditioned) 128 x 64 5.67 against 2.91, 256 x 64 10.2 against 3.71.
+/// - but up to 4:1 where the blocked path is preconditioned (use_precondition) that wins:
+///   session 19 (1000 matrices, ms, QR against the blocked path preconditioned; call 9 on an
+///   H200, call 14 on an H100) float64 128 x 64 5.67 against 2.91, 256 x 64 10.2 against 3.71;
+///   float32 256 x 64 4.85 against 3.39, 200 x 100 12.8 against 9.79; complex64 256 x 64 10.3
+///   against 5.25; complex128 128 x 64 10.6 against 5.86.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts);
 
 template <class T> bool use_qr(index_t m, index_t n, index_t batch, const Options& opts) {
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
-    if (std::is_same_v<T, double> && M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return false;
+    if (M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return false;
     const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
     const bool real_rule = M >= 2 * N && M >= 128 && fits;
     if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
@@ -393,7 +395,7 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 
 /// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
 /// own (run_blocked): large preconditioned batches (below) of orders 128-256 whose
-/// halves the rule still preconditions, but for complex64. One half's eigensolve and sweeps
+/// halves the rule still preconditions. One half's eigensolve and sweeps
 /// then overlap the other's. Session 18, call 8 (H100, the same binary with
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
 /// 17.1 against 18.6, 1000 x 256^2 93.4 against 97.1; float32 1000 x 128^2 13.4 against 14.6,
@@ -408,12 +410,14 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 /// lost: float64 200 x 128^2 4.18 against 3.80-3.93, while 1000 x 128^2 12.2-12.7 against
 /// 12.7-13.1 and 1000 x 200^2 57.4-58.3 against 60.3-60.9 still won; so batches of at least
 /// 2^23 / N^2 matrices (512 at order 128, 128 at 256; session 18's 200 x 256^2 won).
+/// Complex64, left out by session 18 (1000 x 256^2 146.1 against 144.5 with cuSOLVER's
+/// eigensolver), won with ours (session 19 call 14, two rounds: 1000 x 128^2 21.2-21.4 against
+/// 22.2-22.3, 160^2 42.4-43.1 against 45.0-45.2).
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves (benchmarks and tests).
 template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return false;
     if (v && std::string(v) == "2") return true;
-    if constexpr (std::is_same_v<T, std::complex<float>>) return false;
     return precondition && N >= 128 && N <= 256 && batch * N * N >= (index_t(1) << 23) &&
            use_precondition<T>(M, N, batch / 2, opts);
 }
@@ -480,11 +484,11 @@ struct Route {
 /// wherever it is preconditioned (use_precondition), with our eigensolver (session 19: float32
 /// 1000 x 80^2 4.62 against the fused kernel's 8.28 ms, 88^2 5.32 against 10.5; float64 40^2
 /// 1.81 against 1.95; complex64 88^2 9.03 against 20.9; complex128 40^2 3.08 against 7.67), and
-/// in float64 up to 4:1 (1000 x 256 x 64 3.71 ms against 20.6 in the fused kernel and 10.2
-/// through QR, use_qr).
+/// so it does on tall shapes up to 4:1 (float64 1000 x 256 x 64 3.71 ms against 20.6 in the
+/// fused kernel and 10.2 through QR, use_qr; 100 x 64: float32 2.57 against 5.14, complex64 3.93
+/// against 10.7, complex128 5.58 against 17.6).
 template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
-    const index_t taller = std::is_same_v<T, double> ? 16 * N : 5 * N;  // (float64: to 4:1, as use_qr)
-    if (4 * M <= taller && use_precondition<T>(M, N, batch, opts)) return true;
+    if (M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return true;  // (to 4:1, as use_qr)
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
