@@ -252,7 +252,8 @@ template <class T> bool use_qr(index_t m, index_t n, index_t batch, const Option
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
-    if (M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return false;
+    if (opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts))
+        return false;
     const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
     const bool real_rule = M >= 2 * N && M >= 128 && fits;
     if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
@@ -488,7 +489,10 @@ struct Route {
 /// fused kernel and 10.2 through QR, use_qr; 100 x 64: float32 2.57 against 5.14, complex64 3.93
 /// against 10.7, complex128 5.58 against 17.6).
 template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
-    if (M <= 4 * N && use_precondition<T>(M, N, batch, opts)) return true;  // (to 4:1, as use_qr)
+    // (Under the automatic rule only: `always` and `never` choose whether the blocked path
+    // preconditions, not whether a matrix takes it. Up to 4:1, as use_qr.)
+    if (opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts))
+        return true;
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
