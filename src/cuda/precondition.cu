@@ -247,11 +247,12 @@ template <class LT> int symmetric_eig_max_order() {
 
 /// Whether the eigensolve is our own kernel (symmetric_eigensolver.cuh) rather than cuSOLVER's
 /// syevBatched / heevBatched: wherever the matrix fits the block's shared memory (order 236
-/// real, 166 complex on an H100 or H200). Session 19 (H200, 1000 random Gram matrices,
-/// bench/results/h100/2026-11-26-s19/c8_syev_probe.csv, ms, ours against syevBatched): 64^2
-/// 0.92 against 2.21, 96^2 1.98 against 5.28, 128^2 4.55 against 7.28, 160^2 9.3 against
-/// 21.4, 200^2 22.7 against 27.5, 224^2 27.9 against 30.8. BATCHSVD_CUDA_EIGENSOLVER=cusolver
-/// takes cuSOLVER's (benchmarks and tests).
+/// real, 166 complex on an H100 or H200). Session 19 (1000 random Gram matrices, ms, ours
+/// against syevBatched; H100, bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91
+/// against 2.21, 96^2 1.96 against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5,
+/// 236^2 32.8 against 32.9 (H200, c8: 160^2 9.3 against 21.4, 224^2 27.9 against 30.8); complex
+/// in the library (c12): complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched.
+/// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's (benchmarks and tests).
 template <class DT> bool own_eigensolver(index_t N) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return false;

@@ -15,9 +15,12 @@
 //     column; each reflector's vector stays in the column left of the block it acts on.
 //  3. The implicit QL iteration with Wilkinson's shift on the tridiagonal matrix, accumulating
 //     its rotations into Q (EISPACK tql2; Bowdler, Martin, Reinsch and Wilkinson, Numer. Math.
-//     11, 1968). Differs: one thread runs each QL sweep's scalar recurrence and leaves the
-//     sweep's rotations in shared memory, then every thread applies them to its rows of Q; the
-//     shift of the diagonal is applied by a warp.
+//     11, 1968). Differs: lane 0 of warp 0 runs each QL sweep's scalar recurrence, without a
+//     branch (rsqrt and a Newton step for the rotation; T scaled to norm 1 beforehand, so no
+//     range checks, and tested against eps times that norm), into one of two buffers of
+//     rotations, while the other warps apply the previous sweep to their rows of Q: one
+//     barrier a sweep; the shift of the diagonal is applied by warp 0's lanes; LAPACK's
+//     ssteqr-like search for a negligible subdiagonal at every sweep, by ballot.
 // The result is what cuSOLVER's syevBatched returns: eigenvalues ascending, the eigenvectors in
 // the columns of the input matrix in the same order, info = 0, or info = i > 0 when the QL
 // iteration for eigenvalue i did not converge in kQlMaxIterations, info = -1 for a non-finite
