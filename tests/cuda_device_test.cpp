@@ -687,6 +687,13 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
     EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
     EXPECT_TRUE(pre(cuda::solve_path<T>(64, 256, 1000, {})));
+    // Only the automatic rule moves matrices onto the blocked path; `always` preconditions the
+    // blocked path where the other rules send a matrix (at 40^2 not there, as without it).
+    Options always;
+    always.precondition = PreconditionMode::always;
+    EXPECT_TRUE(pre(cuda::solve_path<T>(56, 56, 1000, {})));
+    EXPECT_EQ(cuda::solve_path<T>(40, 40, 1000, always), cuda::solve_path<T>(40, 40, 1000, never));
+    EXPECT_FALSE(pre(cuda::solve_path<T>(40, 40, 1000, always)));
     if constexpr (std::is_same_v<T, double>) {
         EXPECT_EQ(cuda::solve_path<T>(256, 64, 10, {}), "qr");
         EXPECT_EQ(cuda::solve_path<T>(320, 64, 1000, {}), "qr");
