@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "batchsvd/batchsvd.hpp"
 #include "core/ordering.hpp"
@@ -112,6 +113,46 @@ template <class T> __device__ __forceinline__ T shfl_up(T v, int delta, int widt
 template <class T> __device__ __forceinline__ T add(const T& x, const T& y) {
     if constexpr (core::is_complex_v<T>) return T(x.real() + y.real(), x.imag() + y.imag());
     else return x + y;
+}
+template <class T> __device__ __forceinline__ T sub(const T& x, const T& y) {
+    return add(x, core::scale(y, core::real_of_t<T>(-1)));
+}
+template <class T> __device__ __forceinline__ T mul(const T& a, const T& b) {
+    return core::axpy(a, b, T(core::real_of_t<T>(0)));
+}
+
+/// 1 / z, without squaring |z| (no overflow or underflow for scaled data).
+template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
+    using R = core::real_of_t<T>;
+    if constexpr (core::is_complex_v<T>) {
+        const R h = hypot(z.real(), z.imag());
+        return T((z.real() / h) / h, (-z.imag() / h) / h);
+    } else {
+        return R(1) / z;
+    }
+}
+
+/// A Householder reflector H = I - tau v v^H with H^H (alpha; x) = (beta; 0), v = (1; x / (alpha
+/// - beta)), from alpha and tail = ||x|| (LAPACK's xLARFG: beta real, -sign(Re alpha) times
+/// ||(alpha; x)||, tau = (beta - alpha) / beta). identity: H = I (tau = 0), for a zero tail
+/// with a real head and for a column below the normal range, where 1 / (alpha - beta) would
+/// overflow (what is dropped is far below u ||A||). Used by the QR panels and the
+/// preconditioner's tridiagonalisation.
+template <class T> struct Reflector {
+    T tau, inv;  ///< tau and 1 / (alpha - beta), the scale of x
+    core::real_of_t<T> beta;
+    bool identity;
+};
+template <class T> __device__ __forceinline__ Reflector<T> householder_reflector(const T& alpha, core::real_of_t<T> tail) {
+    using R = core::real_of_t<T>;
+    const R mag = hypot(core::abs_of(alpha), tail);
+    if ((tail == 0 && core::imag_part(alpha) == R(0)) || mag < std::numeric_limits<R>::min())
+        return {T(R(0)), T(R(0)), core::real_part(alpha), true};
+    const R beta = core::real_part(alpha) >= 0 ? -mag : mag;
+    T tau;  // (beta - alpha) / beta
+    if constexpr (core::is_complex_v<T>) tau = T((beta - alpha.real()) / beta, -alpha.imag() / beta);
+    else tau = (beta - alpha) / beta;
+    return {tau, reciprocal(add(alpha, T(-beta))), beta, false};
 }
 
 /// Sum over the G lanes of a group by an xor butterfly: every lane ends with the bitwise same

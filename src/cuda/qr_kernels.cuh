@@ -25,21 +25,6 @@ template <class T> struct QrParams {
 
 namespace detail {
 
-template <class T> __device__ __forceinline__ T mul(const T& a, const T& b) {
-    return core::axpy(a, b, T(core::real_of_t<T>(0)));
-}
-
-/// 1 / z, without squaring |z| (no overflow or underflow for scaled data).
-template <class T> __device__ __forceinline__ T reciprocal(const T& z) {
-    using R = core::real_of_t<T>;
-    if constexpr (core::is_complex_v<T>) {
-        const R h = hypot(z.real(), z.imag());
-        return T((z.real() / h) / h, (-z.imag() / h) / h);
-    } else {
-        return R(1) / z;
-    }
-}
-
 /// c <- (I - tau v v^H) c for one column c (length len) and the reflector v (v(0) = 1
 /// implicit) at the same offset, by one warp: s = tau (c(0) + v(1:)^H c(1:)), c(0) -= s,
 /// c(1:) -= v(1:) s. Pass conj(tau) to apply H^H.
@@ -82,23 +67,13 @@ __device__ void householder_qr_block(T* W, int M, int N, T* tau, core::real_of_t
             tail = scalbn(sqrt(detail::block_sum<kQrThreads>(part, red)), e);
         }
         if (tid == 0) {
-            const T alpha = x[0];
-            const R mag = hypot(core::abs_of(alpha), tail);
-            // H = I for a zero tail with a real head, and for a column below the normal range
-            // (1 / (alpha - beta) would overflow; what is dropped is far below u ||A||).
-            if ((tail == 0 && core::imag_part(alpha) == R(0)) || mag < std::numeric_limits<R>::min()) {
-                sh_skip = 1;
-                tau[j] = T(R(0));
-            } else {
-                const R beta = core::real_part(alpha) >= 0 ? -mag : mag;
-                T t;  // (beta - alpha) / beta
-                if constexpr (core::is_complex_v<T>) t = T((beta - alpha.real()) / beta, -alpha.imag() / beta);
-                else t = (beta - alpha) / beta;
-                tau[j] = t;
-                sh_tau = t;
-                sh_inv = detail::reciprocal(detail::add(alpha, T(-beta)));
-                sh_skip = 0;
-                x[0] = T(beta);  // R(j, j); the reflector's head 1 stays implicit
+            const detail::Reflector<T> h = detail::householder_reflector(x[0], tail);
+            tau[j] = h.tau;
+            sh_skip = h.identity;
+            if (!h.identity) {
+                sh_tau = h.tau;
+                sh_inv = h.inv;
+                x[0] = T(h.beta);  // R(j, j); the reflector's head 1 stays implicit
             }
         }
         __syncthreads();

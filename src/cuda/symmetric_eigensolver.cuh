@@ -68,10 +68,6 @@ template <int Threads, class V> __device__ __forceinline__ V block_partials_tota
     return total;
 }
 
-/// x y, and x - y, for real or complex x, y.
-template <class T> __device__ __forceinline__ T mul(const T& x, const T& y) { return core::axpy(x, y, T(0.0f)); }
-template <class T> __device__ __forceinline__ T sub(const T& x, const T& y) { return add(x, core::scale(y, -1.0f)); }
-
 /// Phase 1 on the matrix a (n x n, leading dimension ld, shared memory): d, e the real
 /// tridiagonal (e[k] couples d[k] and d[k + 1], e[n - 1] = 0), tau and the vectors v_k (v_k[k +
 /// 1] = 1 implied, v_k[i] in a[i + k ld] for i >= k + 2) of the reflectors H_0 .. H_{n-2} (tau =
@@ -91,20 +87,12 @@ __device__ void tridiagonalize(T* a, int n, int ld, float* d, float* e, T* tau, 
     float xnorm2 = block_partials_total<Threads>(red_norm);
     for (int k = 0; k + 1 < n; ++k) {
         T* col = a + k * ld;
-        const T alpha = col[k + 1];
-        const float ar = core::real_part(alpha), ai = core::imag_part(alpha);
-        T t(0.0f);
-        float beta = ar;
-        if (xnorm2 > 0 || ai != 0) {  // (slarfg / clarfg)
-            beta = -copysignf(sqrtf(ar * ar + ai * ai + xnorm2), ar);
-            if constexpr (core::is_complex_v<T>) t = T((beta - ar) / beta, -ai / beta);
-            else t = (beta - ar) / beta;
-            const float dr = ar - beta, den = dr * dr + ai * ai;  // 1 / (alpha - beta)
-            T scale;
-            if constexpr (core::is_complex_v<T>) scale = T(dr / den, -ai / den);
-            else scale = 1.0f / dr;
-            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = mul(col[i], scale);
-        }
+        // (Every thread forms the same reflector: slarfg / clarfg, householder_reflector.)
+        const Reflector<T> h = householder_reflector(col[k + 1], sqrtf(xnorm2));
+        const T t = h.tau;
+        const float beta = h.beta;
+        if (!h.identity)
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = mul(col[i], h.inv);
         if (threadIdx.x == 0) {
             d[k] = core::real_part(col[k]);
             e[k] = beta;
@@ -112,7 +100,7 @@ __device__ void tridiagonalize(T* a, int n, int ld, float* d, float* e, T* tau, 
         }
         __syncthreads();  // (v is in column k)
         part = 0;
-        if (core::abs2(t) == 0) {  // (uniform: every thread has the same t) The next column's norm.
+        if (h.identity) {  // (uniform: every thread has the same reflector) The next column's norm.
             for (int i = k + 3 + threadIdx.x; i < n; i += Threads) part += core::abs2(a[i + (k + 1) * ld]);
             block_partials<Threads>(part, red_norm);
             __syncthreads();
