@@ -64,14 +64,12 @@ template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int b
     return r;
 }
 
-/// The largest order the kernel takes on this device (as precondition.cu computes it).
+/// The largest order the kernel takes on this device (as precondition.cu asks it).
 template <class T> int max_order() {
     int dev = 0, optin = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    int n = 1;
-    while (cuda::symmetric_eig_smem_bytes<cuda::device_scalar_t<T>>(n + 1) <= std::size_t(optin) - 64) ++n;
-    return n;
+    return cuda::symmetric_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin));
 }
 
 template <class T> class CudaSymmetricEig : public ::testing::Test {

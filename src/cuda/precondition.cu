@@ -237,14 +237,6 @@ template <class DT> bool refine_wanted(index_t N) {
     return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
 }
 
-/// The largest order whose matrix fits one block's shared memory in symmetric_eig_kernel.
-template <class LT> int symmetric_eig_max_order() {
-    const std::size_t limit = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) - 64;
-    int n = 1;
-    while (symmetric_eig_smem_bytes<LT>(n + 1) <= limit) ++n;
-    return n;
-}
-
 /// Whether the eigensolve is our own kernel (symmetric_eigensolver.cuh) rather than cuSOLVER's
 /// syevBatched / heevBatched: wherever the matrix fits the block's shared memory (order 236
 /// real, 166 complex on an H100 or H200). Session 19 (1000 random Gram matrices, ms, ours
@@ -256,7 +248,7 @@ template <class LT> int symmetric_eig_max_order() {
 template <class DT> bool own_eigensolver(index_t N) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return false;
-    return N <= symmetric_eig_max_order<low_t<DT>>();
+    return N <= symmetric_eig_max_order<low_t<DT>>(std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
 }
 
 }  // namespace

@@ -54,6 +54,14 @@ template <class T> __host__ __device__ inline std::size_t symmetric_eig_smem_byt
     return (std::size_t(symmetric_eig_ld(n)) * n + n + 2 * (1024 / 32)) * sizeof(T) + 7 * std::size_t(n) * sizeof(float);
 }
 
+/// The largest order whose matrix fits a block that may have smem_optin bytes of shared memory
+/// (cudaDevAttrMaxSharedMemoryPerBlockOptin; 64 bytes kept for the static shared memory).
+template <class T> inline int symmetric_eig_max_order(std::size_t smem_optin) {
+    int n = 1;
+    while (symmetric_eig_smem_bytes<T>(n + 1) + 64 <= smem_optin) ++n;
+    return n;
+}
+
 namespace detail {
 
 /// Sum of v over a block of Threads threads without a barrier of its own: each warp's sum goes to
