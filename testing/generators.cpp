@@ -146,6 +146,13 @@ std::uint64_t fresh_seed() {
     return next++;
 }
 
+template <class S> std::vector<S> random_orthonormal(index_t rows, index_t cols, std::uint64_t seed) {
+    std::mt19937_64 g(seed);
+    return random_orthonormal<S>(rows, cols, g);
+}
+template std::vector<double> random_orthonormal<double>(index_t, index_t, std::uint64_t);
+template std::vector<std::complex<double>> random_orthonormal<std::complex<double>>(index_t, index_t, std::uint64_t);
+
 template std::vector<float> generate_batch<float>(Family, index_t, index_t, index_t, std::uint64_t, double);
 template std::vector<double> generate_batch<double>(Family, index_t, index_t, index_t, std::uint64_t, double);
 template std::vector<std::complex<float>> generate_batch<std::complex<float>>(Family, index_t, index_t, index_t, std::uint64_t, double);

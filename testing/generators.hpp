@@ -33,6 +33,10 @@ template <class T>
 std::vector<T> generate_batch(Family f, index_t m, index_t n, index_t batch,
                               std::uint64_t seed, double cond = default_condition<T>());
 
+/// A rows x cols matrix with orthonormal columns, S = double or std::complex<double> (Gaussian
+/// columns orthonormalised by classical Gram-Schmidt run twice; the families' X and Y).
+template <class S> std::vector<S> random_orthonormal(index_t rows, index_t cols, std::uint64_t seed);
+
 /// A fresh seed for each run (std::random_device), unless BATCHSVD_TEST_SEED is set.
 std::uint64_t fresh_seed();
 

@@ -20,6 +20,7 @@
 
 #include "cuda/symmetric_eigensolver.cuh"
 #include "cuda_test_support.hpp"
+#include "testing/generators.hpp"
 
 namespace batchsvd::test {
 namespace {
@@ -81,27 +82,16 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
         return cplx ? C(d(gen), d(gen)) : C(d(gen), 0.0);
     }
 
-    /// A random unitary (orthogonal) matrix: Gram-Schmidt, twice, on a Gaussian matrix.
-    Mat unitary(int n) {
-        Mat q(std::size_t(n) * n);
-        for (auto& x : q) x = entry();
-        for (int j = 0; j < n; ++j)
-            for (int pass = 0; pass < 2; ++pass) {
-                for (int k = 0; k < j; ++k) {
-                    C dot = 0;
-                    for (int i = 0; i < n; ++i) dot += std::conj(q[i + k * n]) * q[i + j * n];
-                    for (int i = 0; i < n; ++i) q[i + j * n] -= dot * q[i + k * n];
-                }
-                double nrm = 0;
-                for (int i = 0; i < n; ++i) nrm += std::norm(q[i + j * n]);
-                for (int i = 0; i < n; ++i) q[i + j * n] /= std::sqrt(nrm);
-            }
-        return q;
-    }
     /// Q diag(lambda) Q^H, exactly Hermitian.
     Mat with_spectrum(const std::vector<double>& lambda) {
         const int n = int(lambda.size());
-        const Mat q = unitary(n);
+        Mat q(std::size_t(n) * n);
+        const std::uint64_t seed = gen();
+        if constexpr (cplx) q = testing::random_orthonormal<C>(n, n, seed);
+        else {
+            const std::vector<double> r = testing::random_orthonormal<double>(n, n, seed);
+            std::copy(r.begin(), r.end(), q.begin());
+        }
         Mat g(std::size_t(n) * n, 0.0);
         for (int k = 0; k < n; ++k)
             for (int j = 0; j < n; ++j)
