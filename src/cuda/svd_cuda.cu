@@ -248,12 +248,19 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
 ///   against 5.25; complex128 128 x 64 10.6 against 5.86.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts);
 
+/// Whether the automatic rule sends an M x N batch (M >= N) to the preconditioned blocked path
+/// ahead of QR (use_qr) and of the fused kernel (blocked_beats_fused): where use_precondition
+/// takes it, up to 4:1 (session 19). Under the automatic rule only: `always` and `never`
+/// choose whether the blocked path preconditions, not whether a matrix takes it.
+template <class T> bool preconditioned_route(index_t M, index_t N, index_t batch, const Options& opts) {
+    return opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts);
+}
+
 template <class T> bool use_qr(index_t m, index_t n, index_t batch, const Options& opts) {
     if (opts.qr == QrMode::always) return true;
     if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
     const index_t M = std::max(m, n), N = std::min(m, n);
-    if (opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts))
-        return false;
+    if (preconditioned_route<T>(M, N, batch, opts)) return false;
     const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
     const bool real_rule = M >= 2 * N && M >= 128 && fits;
     if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
@@ -489,10 +496,7 @@ struct Route {
 /// fused kernel and 10.2 through QR, use_qr; 100 x 64: float32 2.57 against 5.14, complex64 3.93
 /// against 10.7, complex128 5.58 against 17.6).
 template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
-    // (Under the automatic rule only: `always` and `never` choose whether the blocked path
-    // preconditions, not whether a matrix takes it. Up to 4:1, as use_qr.)
-    if (opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts))
-        return true;
+    if (preconditioned_route<T>(M, N, batch, opts)) return true;
     if (4 * M > 5 * N) return false;
     if constexpr (std::is_same_v<T, double>) return N >= 48;
     else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
