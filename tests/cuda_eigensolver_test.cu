@@ -1,5 +1,6 @@
 // The preconditioner's single-precision symmetric / Hermitian eigensolver
-// (src/cuda/symmetric_eigensolver.cuh), by itself on the device, real and complex: for each case
+// (src/cuda/symmetric_eigensolver.cuh, and its split form for larger orders,
+// symmetric_eigensolver_split.cuh), by itself on the device, real and complex: for each case
 // a batch of matrices, and per matrix info = 0, the eigenvalues ascending, ||G Z - Z
 // diag(lambda)||_F / ||G||_F and ||Z^H Z - I||_F within 4 max(n, 8) u (u = 2^-24; the
 // preconditioner needs about 1e-4), and where the spectrum is known (G = Q diag(lambda) Q^H,
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "cuda/symmetric_eigensolver.cuh"
+#include "cuda/symmetric_eigensolver_split.cuh"
 #include "cuda_test_support.hpp"
 #include "testing/generators.hpp"
 
@@ -35,8 +37,17 @@ template <class T> struct EigResult {
     bool ran = false;
 };
 
+/// The two forms of the eigensolver: one kernel (symmetric_eigensolver.cuh), three kernels
+/// (symmetric_eigensolver_split.cuh).
+enum class Form { fused, split };
+inline const char* name(Form f) { return f == Form::fused ? "fused" : "split"; }
+
+/// Matrices a chunk of the split form's workspace holds in the tests (so that batches of 3 or 5
+/// take several chunks).
+inline constexpr int kTestChunk = 2;
+
 /// The kernel on a batch of n x n matrices (consecutive), the outputs poisoned beforehand.
-template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int batch) {
+template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int batch, Form form) {
     using D = cuda::device_scalar_t<T>;
     EigResult<T> r;
     const std::size_t nn = std::size_t(n) * n;
@@ -50,9 +61,22 @@ template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int b
     EXPECT_EQ(cudaMemcpy(dg.p, g.data(), nn * batch * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemset(dl.p, 0xff, std::size_t(n) * batch * sizeof(float)), cudaSuccess);  // NaN
     EXPECT_EQ(cudaMemset(di.p, 0x7f, batch * sizeof(int)), cudaSuccess);
-    EXPECT_EQ(cuda::launch_symmetric_eig(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch, unsigned(std::min(batch, 64)),
-                                         nullptr),
-              cudaSuccess);
+    if (form == Form::fused) {
+        EXPECT_EQ(cuda::launch_symmetric_eig(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch,
+                                             unsigned(std::min(batch, 64)), nullptr),
+                  cudaSuccess);
+    } else {
+        DeviceArray<unsigned char> ws(cuda::split_eig_matrix_bytes<D>(n) * kTestChunk);
+        if (!ws.p) {
+            ADD_FAILURE() << "device allocation failed";
+            return r;
+        }
+        EXPECT_EQ(cudaMemset(ws.p, 0xff, cuda::split_eig_matrix_bytes<D>(n) * kTestChunk), cudaSuccess);
+        EXPECT_EQ(cuda::launch_symmetric_eig_split(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch, ws.p, kTestChunk,
+                                                   nullptr),
+                  cudaSuccess);
+        EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // (before ws goes)
+    }
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     r.vectors.resize(nn * batch);
     r.values.resize(std::size_t(n) * batch);
@@ -65,12 +89,13 @@ template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int b
     return r;
 }
 
-/// The largest order the kernel takes on this device (as precondition.cu asks it).
-template <class T> int max_order() {
+/// The largest order a form takes on this device (as precondition.cu asks it).
+template <class T> int max_order(Form form) {
     int dev = 0, optin = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
-    return cuda::symmetric_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin));
+    return form == Form::fused ? cuda::symmetric_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin))
+                               : cuda::split_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin));
 }
 
 template <class T> class CudaSymmetricEig : public ::testing::Test {
@@ -126,14 +151,15 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
     }
 
     /// Runs the batch and checks every matrix; known[b], where not empty, is matrix b's spectrum.
-    void check(const std::vector<Mat>& mats, int n, const std::vector<std::vector<double>>& known, const std::string& what) {
-        SCOPED_TRACE(what + ", n = " + std::to_string(n));
+    void check(const std::vector<Mat>& mats, int n, const std::vector<std::vector<double>>& known, const std::string& what,
+               Form form) {
+        SCOPED_TRACE(what + ", n = " + std::to_string(n) + ", " + name(form));
         const int batch = int(mats.size());
         const std::size_t nn = std::size_t(n) * n;
         std::vector<T> g(nn * batch);
         for (int b = 0; b < batch; ++b)
             for (std::size_t i = 0; i < nn; ++i) g[b * nn + i] = to_t(mats[b][i]);
-        const EigResult<T> r = run_kernel(g, n, batch);
+        const EigResult<T> r = run_kernel(g, n, batch, form);
         if (!r.ran) return;
         const double u = std::ldexp(1.0, -24), tol = 4.0 * std::max(n, 8) * u;
         double worst_res = 0, worst_orth = 0, worst_val = 0;
@@ -176,7 +202,7 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
                 }
             }
         }
-        std::cout << "[ eig      ] " << (cplx ? "complex " : "real ") << what << " n=" << n << " batch=" << batch
+        std::cout << "[ eig      ] " << name(form) << ' ' << (cplx ? "complex " : "real ") << what << " n=" << n << " batch=" << batch
                   << ": residual " << worst_res / u << " u, orthogonality " << worst_orth / u << " u, eigenvalues "
                   << worst_val / u << " u (bound " << tol / u << " u)\n";
     }
@@ -187,18 +213,21 @@ TYPED_TEST_SUITE(CudaSymmetricEig, EigTypes);
 
 TYPED_TEST(CudaSymmetricEig, GramMatricesAtManyOrders) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    const int top = max_order<TypeParam>();
-    for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, top}) {
-        if (n > top) continue;
-        std::vector<Mat> mats;
-        for (int b = 0; b < 5; ++b) mats.push_back(this->gram(n));
-        this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "random Gram");
+    for (Form form : {Form::fused, Form::split}) {
+        const int top = max_order<TypeParam>(form);
+        for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, 237, 256, 301, top}) {
+            if (n > top || (n > 200 && n < top && form == Form::fused)) continue;
+            std::vector<Mat> mats;
+            for (int b = 0; b < 5; ++b) mats.push_back(this->gram(n));
+            this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "random Gram", form);
+        }
     }
 }
 
 TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    for (int n : {4, 60, 128, 150}) {
+    for (const auto& [n, form] : {std::pair{4, Form::fused}, {60, Form::fused}, {128, Form::fused}, {150, Form::fused},
+                                  {4, Form::split}, {60, Form::split}, {150, Form::split}, {max_order<TypeParam>(Form::split), Form::split}}) {
         std::vector<Mat> mats;
         std::vector<std::vector<double>> spectra;
         auto add = [&](std::vector<double> l) {
@@ -216,7 +245,7 @@ TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
         add(l);
         for (int i = 0; i < n; ++i) l[i] = i % 7 - 3.0;  // integers, repeated
         add(l);
-        this->check(mats, n, spectra, "known spectra");
+        this->check(mats, n, spectra, "known spectra", form);
     }
 }
 
@@ -224,7 +253,8 @@ TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
 /// phase), tridiagonal, the identity, zero.
 TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    for (int n : {3, 64, 150}) {
+    for (const auto& [n, form] : {std::pair{3, Form::fused}, {64, Form::fused}, {150, Form::fused}, {3, Form::split},
+                                  {150, Form::split}, {250, Form::split}}) {
         Mat diag(std::size_t(n) * n, 0.0), tri(std::size_t(n) * n, 0.0), eye(std::size_t(n) * n, 0.0);
         std::vector<double> dl(n), ones(n, 1.0);
         for (int i = 0; i < n; ++i) {
@@ -238,7 +268,7 @@ TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
             }
         }
         const std::vector<Mat> mats = {diag, tri, eye, Mat(std::size_t(n) * n, 0.0)};
-        this->check(mats, n, {dl, {}, ones, std::vector<double>(n, 0.0)}, "structured");
+        this->check(mats, n, {dl, {}, ones, std::vector<double>(n, 0.0)}, "structured", form);
     }
 }
 
@@ -254,13 +284,16 @@ TYPED_TEST(CudaSymmetricEig, NonFiniteInputReportsInfo) {
     }
     g[0 * nn + 5] = this->to_t(C(std::numeric_limits<double>::quiet_NaN(), 0));
     const double inf = std::numeric_limits<double>::infinity();
-    g[2 * nn + 77] = this->to_t(this->cplx ? C(0, inf) : C(inf, 0));
-    const EigResult<T> r = run_kernel(g, n, batch);
-    if (!r.ran) return;
-    EXPECT_EQ(r.info[0], -1);
-    EXPECT_EQ(r.info[1], 0);
-    EXPECT_EQ(r.info[2], -1);
-    for (int j = 1; j < n; ++j) EXPECT_LE(r.values[n + j - 1], r.values[n + j]);
+    g[2 * nn + 3 * n + 1] = this->to_t(this->cplx ? C(0, inf) : C(inf, 0));  // (row 1, column 3: upper triangle)
+    for (Form form : {Form::fused, Form::split}) {
+        SCOPED_TRACE(name(form));
+        const EigResult<T> r = run_kernel(g, n, batch, form);
+        if (!r.ran) return;
+        EXPECT_EQ(r.info[0], -1);
+        EXPECT_EQ(r.info[1], 0);
+        EXPECT_EQ(r.info[2], -1);
+        for (int j = 1; j < n; ++j) EXPECT_LE(r.values[n + j - 1], r.values[n + j]);
+    }
 }
 
 }  // namespace

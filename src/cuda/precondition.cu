@@ -1,6 +1,7 @@
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
 // single precision, its eigenvectors (our symmetric_eigensolver.cuh where the matrix fits its
-// shared memory, else cuSOLVER's batched syev/heev; ascending eigenvalues),
+// shared memory, symmetric_eigensolver_split.cuh where its packed triangle does, else
+// cuSOLVER's batched syev/heev; ascending eigenvalues),
 // X = those vectors in descending order in the working precision; in single precision from
 // order 256 (refine_wanted), one step of Ogita and Aishima's refinement in the working
 // precision (refine_kernel: X <- X (I + E), which corrects the eigenvectors that G resolves,
@@ -23,6 +24,7 @@
 #include "cuda/device_buffer.hpp"
 #include "cuda/library_handles.hpp"
 #include "cuda/symmetric_eigensolver.cuh"
+#include "cuda/symmetric_eigensolver_split.cuh"
 
 namespace batchsvd::cuda {
 
@@ -237,18 +239,43 @@ template <class DT> bool refine_wanted(index_t N) {
     return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
 }
 
-/// Whether the eigensolve is our own kernel (symmetric_eigensolver.cuh) rather than cuSOLVER's
-/// syevBatched / heevBatched: wherever the matrix fits the block's shared memory (order 236
-/// real, 166 complex on an H100 or H200). Session 19 (1000 random Gram matrices, ms, ours
-/// against syevBatched; H100, bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91
-/// against 2.21, 96^2 1.96 against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5,
-/// 236^2 32.8 against 32.9 (H200, c8: 160^2 9.3 against 21.4, 224^2 27.9 against 30.8); complex
-/// in the library (c12): complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched.
-/// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's (benchmarks and tests).
-template <class DT> bool own_eigensolver(index_t N) {
+/// Which eigensolver the preconditioner takes for order N.
+enum class EigForm {
+    fused,     ///< symmetric_eigensolver.cuh, one kernel, the matrix in one block's shared memory
+    split,     ///< symmetric_eigensolver_split.cuh, three kernels, the packed triangle in it
+    cusolver,  ///< cuSOLVER's syevBatched / heevBatched
+};
+
+/// The eigensolver for order N: ours wherever the matrix fits (fused: order 236 real, 166
+/// complex on an H100 or H200), cuSOLVER's beyond; the split form (about 333 real, 237
+/// complex) only when asked for, not yet measured on a GPU. Session
+/// 19 (1000 random Gram matrices, ms, fused against syevBatched; H100,
+/// bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91 against 2.21, 96^2 1.96
+/// against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5, 236^2 32.8 against 32.9
+/// (H200, c8: 160^2 9.3 against 21.4, 224^2 27.9 against 30.8); complex in the library (c12):
+/// complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched.
+/// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits
+/// (benchmarks and tests).
+template <class DT> EigForm eigensolver_form(index_t N) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
-    if (v && std::string(v) == "cusolver") return false;
-    return N <= symmetric_eig_max_order<low_t<DT>>(std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)));
+    if (v && std::string(v) == "cusolver") return EigForm::cusolver;
+    const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
+    const bool split_fits = N <= split_eig_max_order<low_t<DT>>(optin);
+    if (v && std::string(v) == "split" && split_fits) return EigForm::split;
+    // (The split form is taken only when asked for until its GPU measurements are in: session
+    // 20 wrote it but had no device time left to run it; bench/NOTES.md.)
+    return N <= symmetric_eig_max_order<low_t<DT>>(optin) ? EigForm::fused : EigForm::cusolver;
+}
+
+/// The split eigensolver on the batch, its workspace in chunks of matrices that take at most a
+/// quarter of the device memory free now.
+template <class LT> void split_eigensolve(LT* g, float* lambda, int* info, int n, index_t batch, cudaStream_t stream) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    BATCHSVD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t per = split_eig_matrix_bytes<LT>(n);
+    const index_t chunk = std::clamp<index_t>(index_t(free_bytes / 4 / per), 1, batch);
+    DeviceBuffer<unsigned char> ws(std::size_t(chunk) * per, stream);
+    BATCHSVD_CUDA_CHECK(launch_symmetric_eig_split(g, lambda, info, n, batch, ws.get(), chunk, stream));
 }
 
 }  // namespace
@@ -272,9 +299,12 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
-    if (own_eigensolver<DT>(N)) {
-        // Its eigenvectors, by our own kernel (symmetric_eigensolver.cuh), where it fits.
+    const EigForm form = eigensolver_form<DT>(N);
+    if (form == EigForm::fused) {
+        // Its eigenvectors, by our own kernels, where they fit.
         BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
+    } else if (form == EigForm::split) {
+        split_eigensolve(g.get(), lambda.get(), info.get(), n, batch, stream);
     } else {
         // Its eigenvectors by cuSOLVER, over batches that keep its index arithmetic in 32 bits.
         const index_t part = eigensolve_batch(N, batch);

@@ -218,158 +218,178 @@ template <int Threads, class T> __device__ void form_q(T* a, int n, int ld, cons
     }
 }
 
-/// Phase 3: the eigenvalues of the tridiagonal (d, e) into d, its rotations applied to the
-/// columns of z (n x n, leading dimension ld). Warp 0 produces the QL sweeps (their cosines and
-/// sines into cs and sn, n each, double-buffered: 2n), the other warps apply each sweep to their
-/// rows of z while warp 0 computes the next one; one barrier a sweep. sh holds 8 ints: the
-/// (l, m) of each buffer (l = -1: no sweep, the end), the failure, and the counts of sweeps and
-/// rotations (symmetric_eig_kernel's stats). Returns 0, or i + 1 when eigenvalue i did not
-/// converge in kQlMaxIterations (every thread gets it).
-template <int Threads, class T>
-__device__ int tridiagonal_ql(T* z, int n, int ld, float* d, float* e, float* cs, float* sn, int* sh) {
-    const float eps = FLT_EPSILON;
+/// Warp 0's scaling of the tridiagonal (d, e) by a power of two to a norm (max |d_i| + |e_i|)
+/// in [0.5, 1), after which e_i is tested against eps times that norm (tql2 tests against the
+/// largest |d_i| + |e_i| of the eigenvalues so far: the same here but for graded matrices'
+/// smallest eigenvalues, which a preconditioner does not need). Then every e_i of a sweep is
+/// above 2^-25, p^2 + e_i^2 is in [2^-50, 16], and the sweep's rotations need no range checks.
+/// Called by the 32 lanes of one warp; returns the exponent applied (0: none).
+__device__ __forceinline__ int ql_scale(float* d, float* e, int n) {
     const int lane = threadIdx.x % 32;
-    // Warp 0 scales T by a power of two to a norm (max |d_i| + |e_i|) in [0.5, 1), and tests
-    // e_i against eps times that norm (tql2 tests against the largest |d_i| + |e_i| of the
-    // eigenvalues so far: the same here but for graded matrices' smallest eigenvalues, which a
-    // preconditioner does not need). Then every e_i of a sweep is above 2^-25, p^2 + e_i^2 is
-    // in [2^-50, 16], and the sweep's rotations need no range checks.
+    float tnorm = 0;
+    for (int i = lane; i < n; i += 32) tnorm = fmaxf(tnorm, fabsf(d[i]) + fabsf(e[i]));
+    tnorm = warp_max(tnorm);
     int scale_exp = 0;
-    if (threadIdx.x < 32) {
-        float tnorm = 0;
-        for (int i = lane; i < n; i += 32) tnorm = fmaxf(tnorm, fabsf(d[i]) + fabsf(e[i]));
-        tnorm = warp_max(tnorm);
-        if (tnorm > 0 && isfinite(tnorm)) {
-            scale_exp = -(ilogbf(tnorm) + 1);
-            for (int i = lane; i < n; i += 32) {
-                d[i] = ldexpf(d[i], scale_exp);
-                e[i] = ldexpf(e[i], scale_exp);
+    if (tnorm > 0 && isfinite(tnorm)) {
+        scale_exp = -(ilogbf(tnorm) + 1);
+        for (int i = lane; i < n; i += 32) {
+            d[i] = ldexpf(d[i], scale_exp);
+            e[i] = ldexpf(e[i], scale_exp);
+        }
+    }
+    __syncwarp();
+    return scale_exp;
+}
+
+/// Where one warp's QL iteration stands: eigenvalue l is next, after `iterations` sweeps on it;
+/// f is tql2's accumulated shift (lane 0's).
+struct QlCursor {
+    int l = 0, iterations = 0;
+    float f = 0;
+};
+
+/// The next sweep of the implicit QL iteration with Wilkinson's shift (EISPACK tql2) on the
+/// scaled tridiagonal (d, e) (ql_scale), by the 32 lanes of one warp: eigenvalues that have
+/// converged are passed over (d[l] += f), then, for the next l, the sweep from m (the first
+/// negligible e at or after l; found anew every sweep, as LAPACK's ssteqr does, by a ballot over
+/// 32 at a time) up to l, whose rotation i (l <= i < m) lane 0 writes to c_out[i - l] and
+/// s_out[i - l]. Returns m, with the sweep's l in q.l; or -1 when every eigenvalue has
+/// converged; or -2 when eigenvalue q.l took more than kQlMaxIterations sweeps.
+__device__ __forceinline__ int ql_next_sweep(float* d, float* e, int n, QlCursor& q, float* c_out, float* s_out) {
+    const float eps = FLT_EPSILON;
+    const float tst1 = 1.0f;  // (the norm's bound after ql_scale)
+    const int lane = threadIdx.x % 32;
+    int m = -1;
+    while (q.l < n) {
+        const int l = q.l;
+        m = n - 1;
+        for (int base = l; base < n - 1; base += 32) {
+            const int i = base + lane;
+            const unsigned small = __ballot_sync(0xffffffffu, i >= n - 1 || fabsf(e[i]) <= eps * tst1);
+            if (small) {
+                m = base + __ffs(int(small)) - 1;
+                break;
             }
         }
+        if (m > l) break;
+        if (lane == 0) {
+            d[l] += q.f;
+            e[l] = 0;
+        }
         __syncwarp();
+        ++q.l;
+        q.iterations = 0;
     }
-    const float tst1 = 1.0f;  // (the norm's bound after the scaling)
-    int l = 0, iterations = 0;  // (warp 0's, alike in its lanes)
-    float f = 0;                // (lane 0's)
+    if (q.l >= n) return -1;
+    if (++q.iterations > kQlMaxIterations) return -2;
+    const int l = q.l;
+    // Wilkinson's shift (tql2's form) by lane 0; the lanes shift d below l + 1.
+    float h = 0, dl1 = 0;
+    if (lane == 0) {
+        // (Correctly rounded: d[l + 1] = e (p + r) stands for d[l + 1] - h, which holds to
+        // rounding only for p and r so computed; the scaling keeps |p| below 2^25 and p^2 + 1
+        // finite.)
+        const float g = d[l];
+        const float p = (d[l + 1] - g) / (2.0f * e[l]);
+        const float r = copysignf(sqrtf(fmaf(p, p, 1.0f)), p);
+        d[l] = e[l] / (p + r);
+        d[l + 1] = e[l] * (p + r);
+        dl1 = d[l + 1];
+        h = g - d[l];
+        q.f += h;
+    }
+    h = __shfl_sync(0xffffffffu, h, 0);
+    for (int i = l + 2 + lane; i < n; i += 32) d[i] -= h;
+    __syncwarp();
+    if (lane == 0) {
+        // The QL sweep from m up to l, by lane 0 alone, without a branch in its body (each
+        // would cost a reconvergence in this one-lane code): the rotation from rsqrt and a
+        // Newton step, the next d and e loaded a step ahead (from a valid index when there is
+        // none).
+        float p = d[m], c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
+        const float el1 = e[l + 1];
+        float ei = e[m - 1], di = d[m - 1];
+        for (int i = m - 1; i >= l; --i) {
+            const int next = max(i - 1, 0);
+            const float ei_next = e[next], di_next = d[next];
+            c3 = c2;
+            c2 = c;
+            s2 = s;
+            const float g = c * ei, hc = c * p;
+            const float qq = fmaf(p, p, ei * ei);
+            float rinv;
+            asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rinv) : "f"(qq));
+            rinv = fmaf(0.5f * rinv, fmaf(-qq * rinv, rinv, 1.0f), rinv);  // (a Newton step)
+            e[i + 1] = s * (qq * rinv);
+            s = ei * rinv;
+            c = p * rinv;
+            p = fmaf(c, di, -s * g);
+            d[i + 1] = fmaf(s, fmaf(c, g, s * di), hc);
+            c_out[i - l] = c;
+            s_out[i - l] = s;
+            ei = ei_next;
+            di = di_next;
+        }
+        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        e[l] = s * p;
+        d[l] = c * p;
+    }
+    __syncwarp();
+    return m;
+}
+
+/// One QL sweep (rotations i = m-1 down to l, cosine c_in[i - l], sine s_in[i - l]) applied to
+/// columns l..m of one row of z (element j at row[j * ld]), by the thread that owns the row
+/// (z, c and s loaded a step ahead, before the store that the compiler cannot separate from
+/// them).
+template <class T>
+__device__ __forceinline__ void ql_apply_sweep(T* row, int ld, int l, int m, const float* c_in, const float* s_in) {
+    T next = row[m * ld], zi = row[(m - 1) * ld];
+    float c = c_in[m - 1 - l], s = s_in[m - 1 - l];
+    for (int i = m - 1; i >= l; --i) {
+        const int k = max(i - 1, l);
+        const T zi_next = row[k * ld];
+        const float c_next = c_in[k - l], s_next = s_in[k - l];
+        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
+        next = sub(core::scale(zi, c), core::scale(next, s));
+        zi = zi_next;
+        c = c_next;
+        s = s_next;
+    }
+    row[l * ld] = next;
+}
+
+/// Phase 3: the eigenvalues of the tridiagonal (d, e) into d, its rotations applied to the
+/// columns of z (n x n, leading dimension ld). Warp 0 produces the QL sweeps (ql_next_sweep;
+/// their cosines and sines into cs and sn, n each, double-buffered: 2n), the other warps apply
+/// each sweep to their rows of z while warp 0 computes the next one; one barrier a sweep. sh
+/// holds 8 ints: the (l, m) of each buffer (l = -1: no sweep, the end), the failure, and the
+/// counts of sweeps and rotations (symmetric_eig_kernel's stats). Returns 0, or i + 1 when
+/// eigenvalue i did not converge in kQlMaxIterations (every thread gets it).
+template <int Threads, class T>
+__device__ int tridiagonal_ql(T* z, int n, int ld, float* d, float* e, float* cs, float* sn, int* sh) {
+    const int lane = threadIdx.x % 32;
+    const int scale_exp = threadIdx.x < 32 ? ql_scale(d, e, n) : 0;
+    QlCursor q;  // (warp 0's)
     for (int step = 0;; ++step) {
         const int buf = step & 1;
         if (threadIdx.x < 32) {
-            // The next sweep: for eigenvalue l, m the first negligible e at or after l (found
-            // anew every sweep, as LAPACK's ssteqr does; a ballot over 32 at a time); m = l: l has
-            // converged, d[l] += f (tql2's accumulated shift), on to l + 1.
-            int m = -1;
-            while (l < n) {
-                m = n - 1;
-                for (int base = l; base < n - 1; base += 32) {
-                    const int i = base + lane;
-                    const unsigned small = __ballot_sync(0xffffffffu, i >= n - 1 || fabsf(e[i]) <= eps * tst1);
-                    if (small) {
-                        m = base + __ffs(int(small)) - 1;
-                        break;
-                    }
-                }
-                if (m > l) {
-                    if (++iterations > kQlMaxIterations) {
-                        if (lane == 0) sh[4] = l + 1;
-                        m = -1;
-                    }
-                    break;
-                }
-                if (lane == 0) {
-                    d[l] += f;
-                    e[l] = 0;
-                }
-                __syncwarp();
-                ++l;
-                iterations = 0;
-                m = -1;
-            }
-            if (m > l) {
-                // Wilkinson's shift (tql2's form) by lane 0; the lanes shift d below l + 1.
-                float h = 0, dl1 = 0;
-                if (lane == 0) {
-                    // (Correctly rounded: d[l + 1] = e (p + r) stands for d[l + 1] - h, which
-                    // holds to rounding only for p and r so computed; the scaling keeps |p|
-                    // below 2^25 and p^2 + 1 finite.)
-                    const float g = d[l];
-                    const float p = (d[l + 1] - g) / (2.0f * e[l]);
-                    const float r = copysignf(sqrtf(fmaf(p, p, 1.0f)), p);
-                    d[l] = e[l] / (p + r);
-                    d[l + 1] = e[l] * (p + r);
-                    dl1 = d[l + 1];
-                    h = g - d[l];
-                    f += h;
-                }
-                h = __shfl_sync(0xffffffffu, h, 0);
-                for (int i = l + 2 + lane; i < n; i += 32) d[i] -= h;
-                __syncwarp();
-                if (lane == 0) {
-                    // The QL sweep from m up to l, by lane 0 alone, without a branch in its body
-                    // (each would cost a reconvergence in this one-lane code): the rotation from
-                    // rsqrt and a Newton step, the next d and e loaded a step ahead (from a valid
-                    // index when there is none).
-                    float* c_out = cs + buf * n;
-                    float* s_out = sn + buf * n;
-                    float p = d[m], c = 1, c2 = 1, c3 = 1, s = 0, s2 = 0;
-                    const float el1 = e[l + 1];
-                    float ei = e[m - 1], di = d[m - 1];
-                    for (int i = m - 1; i >= l; --i) {
-                        const int next = max(i - 1, 0);
-                        const float ei_next = e[next], di_next = d[next];
-                        c3 = c2;
-                        c2 = c;
-                        s2 = s;
-                        const float g = c * ei, hc = c * p;
-                        const float q = fmaf(p, p, ei * ei);
-                        float rinv;
-                        asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(rinv) : "f"(q));
-                        rinv = fmaf(0.5f * rinv, fmaf(-q * rinv, rinv, 1.0f), rinv);  // (a Newton step)
-                        e[i + 1] = s * (q * rinv);
-                        s = ei * rinv;
-                        c = p * rinv;
-                        p = fmaf(c, di, -s * g);
-                        d[i + 1] = fmaf(s, fmaf(c, g, s * di), hc);
-                        c_out[i] = c;
-                        s_out[i] = s;
-                        ei = ei_next;
-                        di = di_next;
-                    }
-                    p = -s * s2 * c3 * el1 * e[l] / dl1;
-                    e[l] = s * p;
-                    d[l] = c * p;
-                    sh[2 * buf] = l;
-                    sh[2 * buf + 1] = m;
+            const int m = ql_next_sweep(d, e, n, q, cs + buf * n, sn + buf * n);
+            if (lane == 0) {
+                if (m == -2) sh[4] = q.l + 1;
+                sh[2 * buf] = m >= 0 ? q.l : -1;
+                sh[2 * buf + 1] = m;
+                if (m >= 0) {
                     ++sh[5];
-                    sh[6] += m - l;
+                    sh[6] += m - q.l;
                 }
-            } else if (lane == 0) {
-                sh[2 * buf] = -1;
             }
         } else if (step > 0) {
-            // The other warps: the previous sweep, on columns i and i + 1 of their rows of z
-            // (z, c and s loaded a step ahead, before the store that the compiler cannot
-            // separate from them).
+            // The other warps: the previous sweep, on their rows of z.
             const int pb = buf ^ 1, pl = sh[2 * pb], pm = sh[2 * pb + 1];
-            if (pl >= 0) {
-                const float* c_in = cs + pb * n;
-                const float* s_in = sn + pb * n;
-                for (int r = threadIdx.x - 32; r < n; r += Threads - 32) {
-                    T* row = z + r;
-                    T next = row[pm * ld], zi = row[(pm - 1) * ld];
-                    float c = c_in[pm - 1], s = s_in[pm - 1];
-                    for (int i = pm - 1; i >= pl; --i) {
-                        const int k = max(i - 1, 0);
-                        const T zi_next = row[k * ld];
-                        const float c_next = c_in[k], s_next = s_in[k];
-                        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
-                        next = sub(core::scale(zi, c), core::scale(next, s));
-                        zi = zi_next;
-                        c = c_next;
-                        s = s_next;
-                    }
-                    row[pl * ld] = next;
-                }
-            }
+            if (pl >= 0)
+                for (int r = threadIdx.x - 32; r < n; r += Threads - 32)
+                    ql_apply_sweep(z + r, ld, pl, pm, cs + pb * n, sn + pb * n);
         }
         __syncthreads();
         if (sh[2 * buf] < 0) break;  // (no sweep made this step; the last one was applied in it)

@@ -1,0 +1,460 @@
+// The preconditioner's single-precision symmetric / Hermitian eigensolver for orders whose full
+// matrix does not fit one block's shared memory (symmetric_eigensolver.cuh takes real orders up
+// to 236 on an H100): the same three phases in three kernels, so that the QL iteration's scalar
+// recurrence, the part that cannot be parallelised inside a matrix (about 0.8 n^2 dependent
+// rotations), runs for many matrices at once on every SM instead of one matrix an SM:
+//  1. tridiagonal_reduce_kernel, one block a matrix: the Householder reduction (ssytd2 /
+//     chetd2) on the lower triangle, packed in shared memory (n(n+1)/2 elements: real orders
+//     up to about 333), through tridiagonalize_lower (both triangles read, for the finiteness
+//     check); it writes d, e, tau and the reflectors'
+//     vectors to a workspace.
+//  2. ql_rotations_kernel, one warp a matrix: the QL iteration of symmetric_eigensolver.cuh
+//     (ql_next_sweep) on (d, e), its sweeps written to a stream in the workspace (a header
+//     (l, m), then the m - l cosines and sines); the eigenvalues ascending and their ranks.
+//  3. ql_vectors_kernel, one warp for 32 rows of a matrix: the rows of Q = H_0 ... H_{n-2}
+//     formed from the reflectors (each row is e_r^T H_0 H_1 ..., independent of the others),
+//     then the stream's rotations applied to them (ql_apply_sweep) and the rows written to the
+//     columns that the ranks give.
+// The result is what symmetric_eig_kernel returns (eigenvalues ascending, vectors over G,
+// info; info = n + 1 where a matrix's sweeps outgrew the stream's room, split_eig_rotation_cap,
+// about 2.5 times what random matrices take).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+#include "cuda/symmetric_eigensolver.cuh"
+
+namespace batchsvd::cuda {
+
+/// Threads of the reduction's blocks for order n: one a row.
+__host__ __device__ inline int split_eig_reduce_threads(int n) { return n <= 256 ? 256 : 384; }
+
+/// Shared memory of a reduction block: the packed lower triangle, tau, the vector w and the
+/// reduction scratch (T), then d and e (float).
+template <class T> __host__ __device__ inline std::size_t split_eig_reduce_smem_bytes(int n) {
+    return (std::size_t(n) * (n + 1) / 2 + 2 * std::size_t(n) + 2 * (1024 / 32)) * sizeof(T) + 2 * std::size_t(n) * sizeof(float);
+}
+
+/// The largest order the split eigensolver takes (its reduction's packed triangle in one block's
+/// shared memory, at most 384 rows).
+template <class T> inline int split_eig_max_order(std::size_t smem_optin) {
+    int n = 1;
+    while (n < 384 && split_eig_reduce_smem_bytes<T>(n + 1) + 64 <= smem_optin) ++n;
+    return n;
+}
+
+/// Room for one matrix's QL stream, in entries (a header or a rotation): the sweeps of random
+/// matrices take about 0.8 n^2 rotations (session 19), n + 1 are kept free for the next sweep.
+__host__ __device__ inline std::size_t split_eig_rotation_cap(int n) { return 2 * std::size_t(n) * n + 40 * std::size_t(n) + 64; }
+
+/// Rows of a matrix a ql_vectors_kernel block (one warp) forms.
+inline constexpr int kSplitRows = 32;
+
+/// Workspace of one matrix, in bytes, aligned to 16: the reflectors (n x n T), tau (n T), d and
+/// e (2n float), the ranks (n int), the stream's cosines and sines (cap float each).
+template <class T> __host__ __device__ inline std::size_t split_eig_matrix_bytes(int n) {
+    const std::size_t b = (std::size_t(n) * n + n) * sizeof(T) + 3 * std::size_t(n) * 4 + 2 * split_eig_rotation_cap(n) * 4;
+    return (b + 15) / 16 * 16;
+}
+
+/// One matrix's part of the workspace.
+template <class T> struct SplitEigMatrix {
+    T* refl;     ///< the vector of reflector k in column k, rows k + 2 .. n - 1 (v[k + 1] = 1)
+    T* tau;      ///< n
+    float* de;   ///< d (n) then e (n)
+    int* rank;   ///< n: the position of eigenvalue i in ascending order
+    float* rc;   ///< the stream's cosines (headers: l as int bits)
+    float* rs;   ///< the stream's sines (headers: m as int bits)
+    __host__ __device__ SplitEigMatrix(unsigned char* ws, int n, index_t b) {
+        unsigned char* base = ws + std::size_t(b) * split_eig_matrix_bytes<T>(n);
+        refl = reinterpret_cast<T*>(base);
+        tau = refl + std::size_t(n) * n;
+        de = reinterpret_cast<float*>(tau + n);
+        rank = reinterpret_cast<int*>(de + 2 * n);
+        rc = reinterpret_cast<float*>(rank + n);
+        rs = rc + split_eig_rotation_cap(n);
+    }
+};
+
+namespace detail {
+
+/// Lower-triangle storage packed by columns: element (i, j), i >= j, at col(j) + i - j, and
+/// from (i, j) to (i, j + 1) a step of n - j - 1.
+struct PackedLower {
+    int n;
+    __device__ int col(int j) const { return j * (2 * n - j + 1) / 2; }
+    __device__ int step(int j) const { return n - j - 1; }
+    static constexpr int shrink = 1;  ///< what the step loses from one column to the next
+};
+
+/// Phase 1 of symmetric_eigensolver.cuh (the same reflectors, d, e and tau as tridiagonalize)
+/// on the lower triangle alone, in layout L: p = tau A22 v takes row i's part left of the
+/// diagonal from row i and the rest from column i (conjugated); the rank-2 update writes the
+/// lower triangle only. One thread a row; three barriers a step.
+template <int Threads, class T, class Layout>
+__device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, float* e, T* tau, T* w, T* red) {
+    constexpr int W = Threads / 32;
+    float* red_norm = reinterpret_cast<float*>(red + W);
+    const T one(1.0f);
+    float part = 0;
+    for (int i = 2 + threadIdx.x; i < n; i += Threads) part += core::abs2(a[L.col(0) + i]);
+    block_partials<Threads>(part, red_norm);
+    __syncthreads();
+    float xnorm2 = block_partials_total<Threads>(red_norm);
+    for (int k = 0; k + 1 < n; ++k) {
+        T* col = a + (L.col(k) - k);  // col[i] = (i, k), i >= k
+        const Reflector<T> h = householder_reflector(col[k + 1], sqrtf(xnorm2));
+        const T t = h.tau;
+        if (!h.identity)
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = mul(col[i], h.inv);
+        if (threadIdx.x == 0) {
+            d[k] = core::real_part(col[k]);
+            e[k] = h.beta;
+            tau[k] = t;
+        }
+        __syncthreads();  // (v is in column k)
+        part = 0;
+        const T* next_col = a + (L.col(k + 1) - (k + 1));
+        if (h.identity) {  // (uniform) The next column's norm.
+            for (int i = k + 3 + threadIdx.x; i < n; i += Threads) part += core::abs2(next_col[i]);
+            block_partials<Threads>(part, red_norm);
+            __syncthreads();
+            xnorm2 = block_partials_total<Threads>(red_norm);
+            continue;
+        }
+        // p = tau A22 v into w, rows k+1..n-1, and p^H v.
+        T pv(0.0f);
+        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+            // Left of the diagonal and on it: (i, j) for j = k+1..i, from row i.
+            int at = L.col(k + 1) + (i - k - 1), st = L.step(k + 1);
+            T s0 = a[at], s1(0.0f), s2(0.0f), s3(0.0f);  // (v[k + 1] = 1)
+            at += st;
+            st -= Layout::shrink;
+            int j = k + 2;
+            for (; j + 3 <= i; j += 4) {
+                const int a1 = at + st, a2 = a1 + st - Layout::shrink, a3 = a2 + st - 2 * Layout::shrink;
+                s0 = core::axpy(a[at], col[j], s0);
+                s1 = core::axpy(a[a1], col[j + 1], s1);
+                s2 = core::axpy(a[a2], col[j + 2], s2);
+                s3 = core::axpy(a[a3], col[j + 3], s3);
+                at = a3 + st - 3 * Layout::shrink;
+                st -= 4 * Layout::shrink;
+            }
+            for (; j <= i; ++j) {
+                s0 = core::axpy(a[at], col[j], s0);
+                at += st;
+                st -= Layout::shrink;
+            }
+            // Right of the diagonal: (i, j) = conj((j, i)) for j = i+1..n-1, from column i.
+            const T* ci = a + (L.col(i) - i);
+            for (j = i + 1; j + 3 < n; j += 4) {
+                s0 = core::fma_conj(ci[j], col[j], s0);
+                s1 = core::fma_conj(ci[j + 1], col[j + 1], s1);
+                s2 = core::fma_conj(ci[j + 2], col[j + 2], s2);
+                s3 = core::fma_conj(ci[j + 3], col[j + 3], s3);
+            }
+            for (; j < n; ++j) s0 = core::fma_conj(ci[j], col[j], s0);
+            const T s = mul(t, add(add(s0, s1), add(s2, s3)));
+            w[i] = s;
+            pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
+        }
+        block_partials<Threads>(pv, red);
+        __syncthreads();  // (w and the partial sums)
+        const T half = core::scale(mul(t, block_partials_total<Threads>(red)), 0.5f);
+        // A22 <- A22 - v w'^H - w' v^H on the lower triangle, w' = w - half v, one thread a
+        // row, and the next column's norm below its subdiagonal (rows k+3..).
+        const T w1 = core::conj_of(sub(w[k + 1], half));  // (v[k + 1] = 1)
+        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+            const T vi = i == k + 1 ? one : col[i], wi = sub(w[i], mul(half, vi));
+            int at = L.col(k + 1) + (i - k - 1), st = L.step(k + 1);
+            const T first = sub(a[at], core::axpy(vi, w1, wi));
+            a[at] = first;
+            if (i >= k + 3) part += core::abs2(first);
+            at += st;
+            st -= Layout::shrink;
+            // a_ij -= v_i conj(w'_j) + w'_i conj(v_j)
+            const auto term = [&](const T& wj, const T& cj) {
+                return core::axpy(vi, core::conj_of(sub(wj, mul(half, cj))), mul(wi, core::conj_of(cj)));
+            };
+            int j = k + 2;
+            for (; j + 3 <= i; j += 4) {  // (loads before stores, as in tridiagonalize)
+                const int a1 = at + st, a2 = a1 + st - Layout::shrink, a3 = a2 + st - 2 * Layout::shrink;
+                const T x0 = a[at], x1 = a[a1], x2 = a[a2], x3 = a[a3];
+                const T c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
+                const T w0 = w[j], w1_ = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
+                a[at] = sub(x0, term(w0, c0));
+                a[a1] = sub(x1, term(w1_, c1));
+                a[a2] = sub(x2, term(w2, c2));
+                a[a3] = sub(x3, term(w3, c3));
+                at = a3 + st - 3 * Layout::shrink;
+                st -= 4 * Layout::shrink;
+            }
+            for (; j <= i; ++j) {
+                a[at] = sub(a[at], term(w[j], col[j]));
+                at += st;
+                st -= Layout::shrink;
+            }
+        }
+        block_partials<Threads>(part, red_norm);
+        __syncthreads();
+        xnorm2 = block_partials_total<Threads>(red_norm);
+    }
+    if (threadIdx.x == 0) {
+        d[n - 1] = core::real_part(a[L.col(n - 1)]);
+        e[n - 1] = 0;
+        tau[n - 1] = T(0.0f);
+    }
+    __syncthreads();
+}
+
+/// Phase 1 for each matrix (one block of Threads a matrix, split_eig_reduce_smem_bytes): G's
+/// lower triangle into shared memory (info = -1 for a non-finite entry, and nothing else
+/// written), tridiagonalize_lower, then d, e, tau and the reflectors' vectors to the workspace.
+template <class T, int Threads>
+__global__ void __launch_bounds__(Threads) tridiagonal_reduce_kernel(const T* G, unsigned char* ws, int* info, int n,
+                                                                     index_t batch, long long* stats) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    const PackedLower L{n};
+    T* a = reinterpret_cast<T*>(smem_bytes);
+    T* tau = a + std::size_t(n) * (n + 1) / 2;
+    T* w = tau + n;
+    T* red = w + n;
+    float* d = reinterpret_cast<float*>(red + 2 * (1024 / 32));
+    float* e = d + n;
+    const index_t nn = index_t(n) * n;
+    for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
+        const T* g = G + b * nn;
+        const SplitEigMatrix<T> out(ws, n, b);
+        bool bad = false;
+        for (int c = 0; c < n; ++c)  // (both triangles checked, the lower one kept)
+            for (int r = threadIdx.x; r < n; r += Threads) {
+                const T x = g[r + index_t(c) * n];
+                bad |= !core::is_finite(x);
+                if (r >= c) a[L.col(c) + r - c] = x;
+            }
+        const long long t0 = clock64();
+        if (__syncthreads_or(bad)) {
+            if (threadIdx.x == 0) info[b] = -1;
+            continue;
+        }
+        tridiagonalize_lower<Threads>(a, L, n, d, e, tau, w, red);
+        for (int i = threadIdx.x; i < n; i += Threads) {
+            out.de[i] = d[i];
+            out.de[n + i] = e[i];
+            out.tau[i] = tau[i];
+        }
+        for (int k = 0; k + 2 < n; ++k)
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) out.refl[i + index_t(k) * n] = a[L.col(k) + i - k];
+        if (threadIdx.x == 0) {
+            info[b] = 0;
+            if (stats) stats[b * 5] = clock64() - t0;
+        }
+        __syncthreads();  // (a is the block's next matrix's)
+    }
+}
+
+/// Warps a ql_rotations_kernel block has (one matrix a warp).
+inline constexpr int kSplitQlWarps = 4;
+
+/// Phase 3's recurrence for each matrix (one warp a matrix, d and e in shared memory, 2n floats
+/// a warp): where the reduction succeeded (info = 0), ql_scale and ql_next_sweep to the end,
+/// each sweep to the stream (a header, then its rotations), a header l = -1 at the end; the
+/// eigenvalues ascending into lambda and their ranks; info = i + 1 when eigenvalue i did not
+/// converge, n + 1 when the stream's room ran out.
+template <class T>
+__global__ void __launch_bounds__(32 * kSplitQlWarps) ql_rotations_kernel(unsigned char* ws, float* lambda, int* info,
+                                                                           int n, index_t batch, long long* stats) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    float* d = reinterpret_cast<float*>(smem_bytes) + std::size_t(warp) * 2 * n;
+    float* e = d + n;
+    const std::size_t cap = split_eig_rotation_cap(n);
+    for (index_t b = index_t(blockIdx.x) * kSplitQlWarps + warp; b < batch; b += index_t(gridDim.x) * kSplitQlWarps) {
+        if (info[b] != 0) continue;  // (uniform in the warp)
+        const SplitEigMatrix<T> mat(ws, n, b);
+        const long long t0 = clock64();
+        for (int i = lane; i < 2 * n; i += 32) d[i] = mat.de[i];  // (d, then e)
+        __syncwarp();
+        const int scale_exp = ql_scale(d, e, n);
+        QlCursor q;
+        std::size_t pos = 0;
+        int status = 0, sweeps = 0;
+        for (;;) {
+            if (pos + std::size_t(n) + 1 > cap) {  // (room for a header and a sweep, and the end's header)
+                status = n + 1;
+                break;
+            }
+            const int m = ql_next_sweep(d, e, n, q, mat.rc + pos + 1, mat.rs + pos + 1);
+            if (m < 0) {
+                if (m == -2) status = q.l + 1;
+                break;
+            }
+            if (lane == 0) {
+                mat.rc[pos] = __int_as_float(q.l);
+                mat.rs[pos] = __int_as_float(m);
+            }
+            pos += std::size_t(m - q.l) + 1;
+            ++sweeps;
+        }
+        if (lane == 0) {
+            mat.rc[pos] = __int_as_float(-1);
+            mat.rs[pos] = __int_as_float(-1);
+        }
+        if (status == 0) {
+            if (scale_exp != 0)
+                for (int i = lane; i < n; i += 32) d[i] = ldexpf(d[i], -scale_exp);
+            __syncwarp();
+            // Ascending order: each eigenvalue's rank (ties by index).
+            for (int j = lane; j < n; j += 32) {
+                int k = 0;
+                for (int i = 0; i < n; ++i) k += d[i] < d[j] || (d[i] == d[j] && i < j);
+                mat.rank[j] = k;
+                lambda[b * n + k] = d[j];
+            }
+        }
+        if (lane == 0) {
+            info[b] = status;
+            if (stats) {
+                long long* st = stats + b * 5;
+                st[2] = clock64() - t0;
+                st[3] = sweeps;
+                st[4] = (long long)pos - sweeps;
+            }
+        }
+        __syncwarp();  // (d and e are the warp's next matrix's)
+    }
+}
+
+/// Phase 2 and the application of phase 3's rotations, for kSplitRows rows of one matrix (one
+/// warp a block, blockIdx.x = matrix x row groups + group): where info = 0, the rows of Q = H_0
+/// ... H_{n-2} (row r is e_r^T H_0 H_1 ..., each reflector applied from the right: x <- x -
+/// tau (x v) v^H), one thread a row, in shared memory (column-major, leading dimension
+/// kSplitRows: conflict-free); then the stream's sweeps (ql_apply_sweep), each staged in one of
+/// two shared buffers while the previous one is applied; then row r's element j to G's column
+/// rank[j]. Shared memory: kSplitRows n T's, then 2 (n + 1) float2's.
+template <class T>
+__global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned char* ws, const int* info, int n,
+                                                        index_t batch) {
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    constexpr int R = kSplitRows;
+    constexpr int kMaxChunks = (384 + 1 + 31) / 32;  // (a sweep and its header, at most n + 1 entries)
+    T* x = reinterpret_cast<T*>(smem_bytes);
+    float* buf = reinterpret_cast<float*>(x + std::size_t(R) * n);  // 2 buffers x (cosines, sines) x (n + 1)
+    const int lane = threadIdx.x;
+    const int groups = (n + R - 1) / R;
+    const std::size_t cap = split_eig_rotation_cap(n);
+    for (index_t blk = blockIdx.x; blk < batch * groups; blk += gridDim.x) {
+        const index_t b = blk / groups;
+        const int r0 = int(blk % groups) * R, r = r0 + lane;
+        if (info[b] != 0) continue;
+        const SplitEigMatrix<T> mat(const_cast<unsigned char*>(ws), n, b);
+        T* row = x + lane;  // element j at row[j R]
+        for (int j = 0; j < n; ++j) row[j * R] = T(r == j ? 1.0f : 0.0f);
+        // Q's rows: H_k for k = 0 .. n-2, v staged in buf (v[k + 1] = 1).
+        T* v = reinterpret_cast<T*>(buf);
+        for (int k = 0; k + 1 < n; ++k) {
+            const T t = mat.tau[k];
+            if (core::abs2(t) == 0) continue;  // (uniform)
+            __syncwarp();
+            for (int i = k + 1 + lane; i < n; i += 32) v[i] = i == k + 1 ? T(1.0f) : mat.refl[i + index_t(k) * n];
+            __syncwarp();
+            T s0(0.0f), s1(0.0f);
+            int i = k + 1;
+            for (; i + 1 < n; i += 2) {
+                s0 = core::axpy(row[i * R], v[i], s0);
+                s1 = core::axpy(row[(i + 1) * R], v[i + 1], s1);
+            }
+            if (i < n) s0 = core::axpy(row[i * R], v[i], s0);
+            const T f = core::scale(mul(t, add(s0, s1)), -1.0f);  // -tau (x v)
+            for (i = k + 1; i < n; ++i) row[i * R] = core::axpy(f, core::conj_of(v[i]), row[i * R]);
+        }
+        __syncwarp();
+        // The sweeps: the window at pos (a header (l, m), then the sweep's m - l rotations) in
+        // buffer p; the next window's loads issued before this sweep is applied.
+        const auto stage = [&](std::size_t pos, float (&c)[kMaxChunks], float (&s)[kMaxChunks]) {
+#pragma unroll
+            for (int q = 0; q < kMaxChunks; ++q) {
+                const std::size_t at = pos + std::size_t(lane + 32 * q);
+                const bool ok = lane + 32 * q <= n && at < cap;
+                c[q] = ok ? mat.rc[at] : 0.0f;
+                s[q] = ok ? mat.rs[at] : 0.0f;
+            }
+        };
+        const auto store = [&](int p, const float (&c)[kMaxChunks], const float (&s)[kMaxChunks]) {
+            float* cb = buf + std::size_t(p) * 2 * (n + 1);
+#pragma unroll
+            for (int q = 0; q < kMaxChunks; ++q)
+                if (lane + 32 * q <= n) {
+                    cb[lane + 32 * q] = c[q];
+                    cb[n + 1 + lane + 32 * q] = s[q];
+                }
+        };
+        float c[kMaxChunks], s[kMaxChunks];
+        std::size_t pos = 0;
+        stage(pos, c, s);
+        store(0, c, s);
+        __syncwarp();
+        for (int p = 0;; p ^= 1) {
+            const float* cb = buf + std::size_t(p) * 2 * (n + 1);
+            const int l = __float_as_int(cb[0]), m = __float_as_int(cb[n + 1]);
+            if (l < 0) break;
+            pos += std::size_t(m - l) + 1;
+            stage(pos, c, s);
+            if (r < n) ql_apply_sweep(row, R, l, m, cb + 1, cb + n + 2);
+            store(p ^ 1, c, s);
+            __syncwarp();
+        }
+        // Row r of the eigenvectors, its element j to column rank[j].
+        if (r < n)
+            for (int j = 0; j < n; ++j) G[b * index_t(n) * n + r + index_t(mat.rank[j]) * n] = row[j * R];
+        __syncwarp();  // (x and buf are the block's next rows')
+    }
+}
+
+}  // namespace detail
+
+/// Shared memory of a ql_vectors_kernel block.
+template <class T> inline std::size_t split_eig_vectors_smem_bytes(int n) {
+    return std::size_t(kSplitRows) * n * sizeof(T) + 4 * (std::size_t(n) + 1) * sizeof(float);
+}
+
+/// The split eigensolver (see the top of the file) on `batch` matrices of order n <=
+/// split_eig_max_order<T>, in chunks of `chunk` matrices whose workspace (chunk x
+/// split_eig_matrix_bytes<T>(n) bytes at ws) is reused; the same outputs as
+/// launch_symmetric_eig. stats, when given, gets 5 numbers a matrix: the reduction's cycles, 0,
+/// the QL recurrence's cycles, its sweeps and its rotations.
+template <class T>
+cudaError_t launch_symmetric_eig_split(T* G, float* lambda, int* info, int n, index_t batch, unsigned char* ws,
+                                       index_t chunk, cudaStream_t stream, long long* stats = nullptr) {
+    const std::size_t reduce_bytes = split_eig_reduce_smem_bytes<T>(n), vec_bytes = split_eig_vectors_smem_bytes<T>(n);
+    const std::size_t ql_bytes = std::size_t(detail::kSplitQlWarps) * 2 * n * sizeof(float);
+    const auto reduce = split_eig_reduce_threads(n) == 256 ? detail::tridiagonal_reduce_kernel<T, 256>
+                                                           : detail::tridiagonal_reduce_kernel<T, 384>;
+    cudaError_t err = cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes));
+    if (err == cudaSuccess)
+        err = cudaFuncSetAttribute(detail::ql_vectors_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(vec_bytes));
+    if (err != cudaSuccess) return err;
+    const int groups = (n + kSplitRows - 1) / kSplitRows;
+    for (index_t first = 0; first < batch; first += chunk) {
+        const index_t count = std::min(chunk, batch - first);
+        T* g = G + first * index_t(n) * n;
+        float* lam = lambda + first * n;
+        int* inf = info + first;
+        long long* st = stats ? stats + first * 5 : nullptr;
+        reduce<<<unsigned(std::min<index_t>(count, 1 << 20)), split_eig_reduce_threads(n), reduce_bytes, stream>>>(
+            g, ws, inf, n, count, st);
+        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+        detail::ql_rotations_kernel<T><<<unsigned(std::min<index_t>((count + detail::kSplitQlWarps - 1) / detail::kSplitQlWarps, 1 << 20)),
+                                         32 * detail::kSplitQlWarps, ql_bytes, stream>>>(ws, lam, inf, n, count, st);
+        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+        detail::ql_vectors_kernel<T><<<unsigned(std::min<index_t>(count * groups, 1 << 24)), 32, vec_bytes, stream>>>(
+            g, ws, inf, n, count);
+        if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+}
+
+}  // namespace batchsvd::cuda
