@@ -247,8 +247,9 @@ enum class EigForm {
 };
 
 /// The eigensolver for order N: ours wherever the matrix fits (fused: order 236 real, 166
-/// complex on an H100 or H200), cuSOLVER's beyond; the split form (about 333 real, 237
-/// complex) only when asked for, not yet measured on a GPU. Session
+/// complex on an H100 or H200), cuSOLVER's beyond; the split form (336 real, 237 complex) only
+/// when asked for: alone it loses to syevBatched at 256^2 (45.7 against 35.7 ms) and wins at
+/// 300^2 (77.1 against 129.1; session 20, c1_syev_probe.csv), not yet measured in the library. Session
 /// 19 (1000 random Gram matrices, ms, fused against syevBatched; H100,
 /// bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91 against 2.21, 96^2 1.96
 /// against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5, 236^2 32.8 against 32.9
@@ -262,8 +263,7 @@ template <class DT> EigForm eigensolver_form(index_t N) {
     const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
     const bool split_fits = N <= split_eig_max_order<low_t<DT>>(optin);
     if (v && std::string(v) == "split" && split_fits) return EigForm::split;
-    // (The split form is taken only when asked for until its GPU measurements are in: session
-    // 20 wrote it but had no device time left to run it; bench/NOTES.md.)
+    // (The split form only when asked for, until it is measured in the library: bench/NOTES.md.)
     return N <= symmetric_eig_max_order<low_t<DT>>(optin) ? EigForm::fused : EigForm::cusolver;
 }
 

@@ -5,7 +5,7 @@
 // rotations), runs for many matrices at once on every SM instead of one matrix an SM:
 //  1. tridiagonal_reduce_kernel, one block a matrix: the Householder reduction (ssytd2 /
 //     chetd2) on the lower triangle, packed in shared memory (n(n+1)/2 elements: real orders
-//     up to about 333), through tridiagonalize_lower (both triangles read, for the finiteness
+//     up to 336 on an H100), through tridiagonalize_lower (both triangles read, for the finiteness
 //     check); it writes d, e, tau and the reflectors'
 //     vectors to a workspace.
 //  2. ql_rotations_kernel, one warp a matrix: the QL iteration of symmetric_eigensolver.cuh
