@@ -254,7 +254,7 @@ TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
 TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
     for (const auto& [n, form] : {std::pair{3, Form::fused}, {64, Form::fused}, {150, Form::fused}, {3, Form::split},
-                                  {150, Form::split}, {250, Form::split}}) {
+                                  {150, Form::split}, {std::min(250, max_order<TypeParam>(Form::split)), Form::split}}) {
         Mat diag(std::size_t(n) * n, 0.0), tri(std::size_t(n) * n, 0.0), eye(std::size_t(n) * n, 0.0);
         std::vector<double> dl(n), ones(n, 1.0);
         for (int i = 0; i < n; ++i) {
@@ -270,6 +270,18 @@ TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
         const std::vector<Mat> mats = {diag, tri, eye, Mat(std::size_t(n) * n, 0.0)};
         this->check(mats, n, {dl, {}, ones, std::vector<double>(n, 0.0)}, "structured", form);
     }
+}
+
+/// Orders beyond the split form's largest (its packed triangle past the shared memory) and
+/// below 1 are refused before anything runs.
+TYPED_TEST(CudaSymmetricEig, SplitRefusesOrdersOutsideItsRange) {
+    SKIP_WITHOUT_CUDA("the symmetric eigensolver");
+    using D = cuda::device_scalar_t<TypeParam>;
+    for (const int n : {max_order<TypeParam>(Form::split) + 1, 0}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        EXPECT_EQ(cuda::launch_symmetric_eig_split<D>(nullptr, nullptr, nullptr, n, 1, nullptr, 1, nullptr), cudaErrorInvalidValue);
+    }
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 TYPED_TEST(CudaSymmetricEig, NonFiniteInputReportsInfo) {

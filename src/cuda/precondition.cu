@@ -246,25 +246,31 @@ enum class EigForm {
     cusolver,  ///< cuSOLVER's syevBatched / heevBatched
 };
 
-/// The eigensolver for order N: ours wherever the matrix fits (fused: order 236 real, 166
-/// complex on an H100 or H200), cuSOLVER's beyond; the split form (336 real, 237 complex) only
-/// when asked for: alone it loses to syevBatched at 256^2 (45.7 against 35.7 ms) and wins at
-/// 300^2 (77.1 against 129.1; session 20, c1_syev_probe.csv), not yet measured in the library. Session
-/// 19 (1000 random Gram matrices, ms, fused against syevBatched; H100,
-/// bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91 against 2.21, 96^2 1.96
-/// against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5, 236^2 32.8 against 32.9
-/// (H200, c8: 160^2 9.3 against 21.4, 224^2 27.9 against 30.8); complex in the library (c12):
-/// complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched.
-/// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits
-/// (benchmarks and tests).
+/// The eigensolver for order N: the fused form below order 160 real, 128 complex (where it fits:
+/// order 236 real, 166 complex on an H100 or H200), the split form from there wherever its
+/// packed triangle fits (336 real, 237 complex), cuSOLVER's beyond. Where both fit, the split
+/// form runs the QL recurrences of many matrices on an SM (one warp each) and won from those
+/// orders (session 21, H100, float64 / complex64 1000 x N^2 in the library, the whole solve,
+/// c3_*.csv: float64 160^2 24.6-24.9 ms against 25.0, 192^2 36.5-36.9 against 41.8-42.0, 224^2
+/// 59.7-60.6 against 65.0-66.9; complex64 128^2 19.2-20.1 against 22.1-22.6, 160^2 40.7-41.6
+/// against 42.2-43.0). Session 19 (1000 random Gram matrices, ms, fused against
+/// syevBatched; H100, bench/results/h100/2026-11-26-s19/c10_syev_probe.csv): 64^2 0.91 against
+/// 2.21, 96^2 1.96 against 5.31, 128^2 4.52 against 7.36, 200^2 22.5 against 27.5, 236^2 32.8
+/// against 32.9 (H200, c8: 160^2 9.3 against 21.4, 224^2 27.9 against 30.8); complex in the
+/// library (c12): complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched. The split
+/// form in the library (session 21, float64 1000 x N^2 with the whole solve timed; H100,
+/// bench/results/h100/2026-11-26-s21/): see that folder's README.
+/// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits,
+/// also where the fused form would (benchmarks and tests).
 template <class DT> EigForm eigensolver_form(index_t N) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return EigForm::cusolver;
     const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
     const bool split_fits = N <= split_eig_max_order<low_t<DT>>(optin);
     if (v && std::string(v) == "split" && split_fits) return EigForm::split;
-    // (The split form only when asked for, until it is measured in the library: bench/NOTES.md.)
-    return N <= symmetric_eig_max_order<low_t<DT>>(optin) ? EigForm::fused : EigForm::cusolver;
+    constexpr index_t split_from = core::is_complex_v<DT> ? 128 : 160;
+    if (N < split_from && N <= symmetric_eig_max_order<low_t<DT>>(optin)) return EigForm::fused;
+    return split_fits ? EigForm::split : EigForm::cusolver;
 }
 
 /// The split eigensolver on the batch, its workspace in chunks of matrices that take at most a

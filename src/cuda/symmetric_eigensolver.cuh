@@ -339,22 +339,37 @@ __device__ __forceinline__ int ql_next_sweep(float* d, float* e, int n, QlCursor
 }
 
 /// One QL sweep (rotations i = m-1 down to l, cosine c_in[i - l], sine s_in[i - l]) applied to
-/// columns l..m of one row of z (element j at row[j * ld]), by the thread that owns the row
-/// (z, c and s loaded a step ahead, before the store that the compiler cannot separate from
-/// them).
+/// columns l..m of one row of z (element j at row[j * ld]), by the thread that owns the row.
+/// Rotations go in groups of kQlApplyGroup: the group's elements of z and its cosines and sines
+/// are loaded first, then rotated, then stored (z's loads of a group do not meet the sweep's
+/// earlier stores, but the compiler cannot see that through one base pointer): one load latency
+/// a group instead of one a rotation.
+inline constexpr int kQlApplyGroup = 8;
 template <class T>
 __device__ __forceinline__ void ql_apply_sweep(T* row, int ld, int l, int m, const float* c_in, const float* s_in) {
-    T next = row[m * ld], zi = row[(m - 1) * ld];
-    float c = c_in[m - 1 - l], s = s_in[m - 1 - l];
-    for (int i = m - 1; i >= l; --i) {
-        const int k = max(i - 1, l);
-        const T zi_next = row[k * ld];
-        const float c_next = c_in[k - l], s_next = s_in[k - l];
+    constexpr int U = kQlApplyGroup;
+    T next = row[m * ld];
+    int i = m - 1;
+    for (; i - (U - 1) >= l; i -= U) {
+        T z[U];
+        float c[U], s[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            z[u] = row[(i - u) * ld];
+            c[u] = c_in[i - u - l];
+            s[u] = s_in[i - u - l];
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            row[(i - u + 1) * ld] = add(core::scale(z[u], s[u]), core::scale(next, c[u]));
+            next = sub(core::scale(z[u], c[u]), core::scale(next, s[u]));
+        }
+    }
+    for (; i >= l; --i) {
+        const T zi = row[i * ld];
+        const float c = c_in[i - l], s = s_in[i - l];
         row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
         next = sub(core::scale(zi, c), core::scale(next, s));
-        zi = zi_next;
-        c = c_next;
-        s = s_next;
     }
     row[l * ld] = next;
 }

@@ -29,20 +29,33 @@
 
 namespace batchsvd::cuda {
 
-/// Threads of the reduction's blocks for order n: one a row.
-__host__ __device__ inline int split_eig_reduce_threads(int n) { return n <= 256 ? 256 : 384; }
+/// The reduction's blocks for order n: `rows` threads a row slot (one thread a row), `subs`
+/// threads a row (tridiagonalize_lower): two where the partial sums' room (subs x n) fits the
+/// shared memory, else one. Session 21 (H100, 1000 float32 Gram matrices, the reduction alone,
+/// bench/results/h100/2026-11-26-s21/c2_syev_probe.csv): 236^2 10.8 ms with one, 8.9 with two,
+/// 10.0 with four; 256^2 12.5, 10.3, 11.5; 300^2 19.4, 14.6; 128^2 1.30, 1.73, 3.73 (where one
+/// block a matrix leaves room for five on an SM).
+struct SplitReduceShape {
+    int rows, subs;
+    int threads() const { return rows * subs; }
+};
 
-/// Shared memory of a reduction block: the packed lower triangle, tau, the vector w and the
-/// reduction scratch (T), then d and e (float).
-template <class T> __host__ __device__ inline std::size_t split_eig_reduce_smem_bytes(int n) {
-    return (std::size_t(n) * (n + 1) / 2 + 2 * std::size_t(n) + 2 * (1024 / 32)) * sizeof(T) + 2 * std::size_t(n) * sizeof(float);
+/// Shared memory of a reduction block: the packed lower triangle, tau, the partial sums of w
+/// (subs x n) and the reduction scratch (T), then d and e (float).
+template <class T> __host__ __device__ inline std::size_t split_eig_reduce_smem_bytes(int n, int subs) {
+    return (std::size_t(n) * (n + 1) / 2 + (1 + std::size_t(subs)) * n + 2 * (1024 / 32)) * sizeof(T) + 2 * std::size_t(n) * sizeof(float);
+}
+
+template <class T> inline SplitReduceShape split_eig_reduce_shape(int n, std::size_t smem_optin) {
+    const int rows = n <= 256 ? 256 : 384;
+    return {rows, split_eig_reduce_smem_bytes<T>(n, 2) + 64 <= smem_optin ? 2 : 1};
 }
 
 /// The largest order the split eigensolver takes (its reduction's packed triangle in one block's
-/// shared memory, at most 384 rows).
+/// shared memory, one thread a row, at most 384 rows).
 template <class T> inline int split_eig_max_order(std::size_t smem_optin) {
     int n = 1;
-    while (n < 384 && split_eig_reduce_smem_bytes<T>(n + 1) + 64 <= smem_optin) ++n;
+    while (n < 384 && split_eig_reduce_smem_bytes<T>(n + 1, 1) + 64 <= smem_optin) ++n;
     return n;
 }
 
@@ -91,12 +104,22 @@ struct PackedLower {
 };
 
 /// Phase 1 of symmetric_eigensolver.cuh (the same reflectors, d, e and tau as tridiagonalize)
-/// on the lower triangle alone, in layout L: p = tau A22 v takes row i's part left of the
-/// diagonal from row i and the rest from column i (conjugated); the rank-2 update writes the
-/// lower triangle only. One thread a row; three barriers a step.
-template <int Threads, class T, class Layout>
+/// on the lower triangle alone, in layout L, with Subs threads a row (Threads / Subs rows at a
+/// time; one thread a row leaves an SM with eight warps at order 256, too few to hide shared
+/// memory's latency): p = tau A22 v takes row i's part left of the diagonal from row i and the
+/// rest from column i (conjugated), thread (row i, slot s) the columns s, s + Subs, ... of each
+/// part; the Subs partial sums of a row in w (Subs x n) are added into w' = p - (tau / 2)(p^H v)
+/// v (p^H v is linear in them) behind one more barrier; the rank-2 update writes the lower
+/// triangle only, the columns of a row split the same way. Four barriers a step (three when
+/// Subs = 1).
+template <int Threads, int Subs, class T, class Layout>
 __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, float* e, T* tau, T* w, T* red) {
-    constexpr int W = Threads / 32;
+    constexpr int W = Threads / 32, RT = Threads / Subs;
+    static_assert(RT % 32 == 0, "a warp's threads share their slot");
+    constexpr int sh = Layout::shrink;
+    // From (i, j) to (i, j + Subs) where the step from column j is st: Subs steps.
+    constexpr int kSkip = sh * Subs * (Subs - 1) / 2;
+    const int slot = threadIdx.x / RT, ri = threadIdx.x % RT;
     float* red_norm = reinterpret_cast<float*>(red + W);
     const T one(1.0f);
     float part = 0;
@@ -125,78 +148,83 @@ __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, floa
             xnorm2 = block_partials_total<Threads>(red_norm);
             continue;
         }
-        // p = tau A22 v into w, rows k+1..n-1, and p^H v.
+        // This thread's part of p = tau A22 v, rows k+1..n-1, into w[slot n + i]; its part of p^H v.
         T pv(0.0f);
-        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
-            // Left of the diagonal and on it: (i, j) for j = k+1..i, from row i.
-            int at = L.col(k + 1) + (i - k - 1), st = L.step(k + 1);
-            T s0 = a[at], s1(0.0f), s2(0.0f), s3(0.0f);  // (v[k + 1] = 1)
-            at += st;
-            st -= Layout::shrink;
-            int j = k + 2;
-            for (; j + 3 <= i; j += 4) {
-                const int a1 = at + st, a2 = a1 + st - Layout::shrink, a3 = a2 + st - 2 * Layout::shrink;
-                s0 = core::axpy(a[at], col[j], s0);
-                s1 = core::axpy(a[a1], col[j + 1], s1);
-                s2 = core::axpy(a[a2], col[j + 2], s2);
-                s3 = core::axpy(a[a3], col[j + 3], s3);
-                at = a3 + st - 3 * Layout::shrink;
-                st -= 4 * Layout::shrink;
+        for (int i = k + 1 + ri; i < n; i += RT) {
+            T s0(0.0f), s1(0.0f);
+            // Left of the diagonal and on it: (i, j), j = k+1+slot, k+1+slot+Subs, .. <= i, from row i.
+            int j = k + 1 + slot;
+            int at = L.col(j) + (i - j), st = L.step(j);
+            if (slot == 0) {  // (j = k + 1: v[k + 1] = 1)
+                s0 = a[at];
+                at += Subs * st - kSkip;
+                st -= Subs * sh;
+                j += Subs;
             }
-            for (; j <= i; ++j) {
+            for (; j + Subs <= i; j += 2 * Subs) {
+                const int a1 = at + Subs * st - kSkip;
                 s0 = core::axpy(a[at], col[j], s0);
-                at += st;
-                st -= Layout::shrink;
+                s1 = core::axpy(a[a1], col[j + Subs], s1);
+                at = a1 + Subs * (st - Subs * sh) - kSkip;
+                st -= 2 * Subs * sh;
             }
-            // Right of the diagonal: (i, j) = conj((j, i)) for j = i+1..n-1, from column i.
+            if (j <= i) s0 = core::axpy(a[at], col[j], s0);
+            // Right of the diagonal: (i, j) = conj((j, i)), j = i+1+slot, i+1+slot+Subs, .., from column i.
             const T* ci = a + (L.col(i) - i);
-            for (j = i + 1; j + 3 < n; j += 4) {
+            for (j = i + 1 + slot; j + Subs < n; j += 2 * Subs) {
                 s0 = core::fma_conj(ci[j], col[j], s0);
-                s1 = core::fma_conj(ci[j + 1], col[j + 1], s1);
-                s2 = core::fma_conj(ci[j + 2], col[j + 2], s2);
-                s3 = core::fma_conj(ci[j + 3], col[j + 3], s3);
+                s1 = core::fma_conj(ci[j + Subs], col[j + Subs], s1);
             }
-            for (; j < n; ++j) s0 = core::fma_conj(ci[j], col[j], s0);
-            const T s = mul(t, add(add(s0, s1), add(s2, s3)));
-            w[i] = s;
+            if (j < n) s0 = core::fma_conj(ci[j], col[j], s0);
+            const T s = mul(t, add(s0, s1));
+            w[slot * n + i] = s;
             pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
         }
         block_partials<Threads>(pv, red);
-        __syncthreads();  // (w and the partial sums)
+        __syncthreads();  // (w's parts and the partial sums)
         const T half = core::scale(mul(t, block_partials_total<Threads>(red)), 0.5f);
-        // A22 <- A22 - v w'^H - w' v^H on the lower triangle, w' = w - half v, one thread a
-        // row, and the next column's norm below its subdiagonal (rows k+3..).
-        const T w1 = core::conj_of(sub(w[k + 1], half));  // (v[k + 1] = 1)
-        for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
-            const T vi = i == k + 1 ? one : col[i], wi = sub(w[i], mul(half, vi));
-            int at = L.col(k + 1) + (i - k - 1), st = L.step(k + 1);
-            const T first = sub(a[at], core::axpy(vi, w1, wi));
-            a[at] = first;
-            if (i >= k + 3) part += core::abs2(first);
-            at += st;
-            st -= Layout::shrink;
+        if constexpr (Subs > 1) {
+            // w' = (the sum of the parts) - half v into w[i].
+            for (int i = k + 1 + threadIdx.x; i < n; i += Threads) {
+                T s = w[i];
+#pragma unroll
+                for (int q = 1; q < Subs; ++q) s = add(s, w[q * n + i]);
+                w[i] = sub(s, mul(half, i == k + 1 ? one : col[i]));
+            }
+            __syncthreads();
+        }
+        // w'[j]: w[j] itself when the parts were added, else formed here.
+        const auto wp = [&](int j, const T& vj) {
+            if constexpr (Subs > 1) return w[j];
+            else return sub(w[j], mul(half, vj));
+        };
+        // A22 <- A22 - v w'^H - w' v^H on the lower triangle, one thread a row and a slot, and
+        // the next column's norm below its subdiagonal (rows k+3.., its elements in slot 0).
+        for (int i = k + 1 + ri; i < n; i += RT) {
+            const T vi = i == k + 1 ? one : col[i], wi = wp(i, vi);
+            int j = k + 1 + slot;
+            int at = L.col(j) + (i - j), st = L.step(j);
+            if (slot == 0) {  // (j = k + 1: v[k + 1] = 1)
+                const T first = sub(a[at], core::axpy(vi, core::conj_of(wp(k + 1, one)), wi));
+                a[at] = first;
+                if (i >= k + 3) part += core::abs2(first);
+                at += Subs * st - kSkip;
+                st -= Subs * sh;
+                j += Subs;
+            }
             // a_ij -= v_i conj(w'_j) + w'_i conj(v_j)
-            const auto term = [&](const T& wj, const T& cj) {
-                return core::axpy(vi, core::conj_of(sub(wj, mul(half, cj))), mul(wi, core::conj_of(cj)));
-            };
-            int j = k + 2;
-            for (; j + 3 <= i; j += 4) {  // (loads before stores, as in tridiagonalize)
-                const int a1 = at + st, a2 = a1 + st - Layout::shrink, a3 = a2 + st - 2 * Layout::shrink;
-                const T x0 = a[at], x1 = a[a1], x2 = a[a2], x3 = a[a3];
-                const T c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
-                const T w0 = w[j], w1_ = w[j + 1], w2 = w[j + 2], w3 = w[j + 3];
+            const auto term = [&](const T& wj, const T& cj) { return core::axpy(vi, core::conj_of(wj), mul(wi, core::conj_of(cj))); };
+            for (; j + Subs <= i; j += 2 * Subs) {  // (loads before stores, as in tridiagonalize)
+                const int a1 = at + Subs * st - kSkip;
+                const T x0 = a[at], x1 = a[a1];
+                const T c0 = col[j], c1 = col[j + Subs];
+                const T w0 = wp(j, c0), w1 = wp(j + Subs, c1);
                 a[at] = sub(x0, term(w0, c0));
-                a[a1] = sub(x1, term(w1_, c1));
-                a[a2] = sub(x2, term(w2, c2));
-                a[a3] = sub(x3, term(w3, c3));
-                at = a3 + st - 3 * Layout::shrink;
-                st -= 4 * Layout::shrink;
+                a[a1] = sub(x1, term(w1, c1));
+                at = a1 + Subs * (st - Subs * sh) - kSkip;
+                st -= 2 * Subs * sh;
             }
-            for (; j <= i; ++j) {
-                a[at] = sub(a[at], term(w[j], col[j]));
-                at += st;
-                st -= Layout::shrink;
-            }
+            if (j <= i) a[at] = sub(a[at], term(wp(j, col[j]), col[j]));
         }
         block_partials<Threads>(part, red_norm);
         __syncthreads();
@@ -210,18 +238,20 @@ __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, floa
     __syncthreads();
 }
 
-/// Phase 1 for each matrix (one block of Threads a matrix, split_eig_reduce_smem_bytes): G's
-/// lower triangle into shared memory (info = -1 for a non-finite entry, and nothing else
-/// written), tridiagonalize_lower, then d, e, tau and the reflectors' vectors to the workspace.
-template <class T, int Threads>
-__global__ void __launch_bounds__(Threads) tridiagonal_reduce_kernel(const T* G, unsigned char* ws, int* info, int n,
-                                                                     index_t batch, long long* stats) {
+/// Phase 1 for each matrix (one block of Rows x Subs threads a matrix,
+/// split_eig_reduce_smem_bytes): G's lower triangle into shared memory (info = -1 for a
+/// non-finite entry, and nothing else written), tridiagonalize_lower, then d, e, tau and the
+/// reflectors' vectors to the workspace.
+template <class T, int Rows, int Subs>
+__global__ void __launch_bounds__(Rows * Subs) tridiagonal_reduce_kernel(const T* G, unsigned char* ws, int* info, int n,
+                                                                          index_t batch, long long* stats) {
+    constexpr int Threads = Rows * Subs;
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     const PackedLower L{n};
     T* a = reinterpret_cast<T*>(smem_bytes);
     T* tau = a + std::size_t(n) * (n + 1) / 2;
     T* w = tau + n;
-    T* red = w + n;
+    T* red = w + std::size_t(Subs) * n;
     float* d = reinterpret_cast<float*>(red + 2 * (1024 / 32));
     float* e = d + n;
     const index_t nn = index_t(n) * n;
@@ -229,25 +259,27 @@ __global__ void __launch_bounds__(Threads) tridiagonal_reduce_kernel(const T* G,
         const T* g = G + b * nn;
         const SplitEigMatrix<T> out(ws, n, b);
         bool bad = false;
-        for (int c = 0; c < n; ++c)  // (both triangles checked, the lower one kept)
-            for (int r = threadIdx.x; r < n; r += Threads) {
-                const T x = g[r + index_t(c) * n];
-                bad |= !core::is_finite(x);
-                if (r >= c) a[L.col(c) + r - c] = x;
-            }
+        for (int at = threadIdx.x; at < n * n; at += Threads) {  // (both triangles checked, the lower one kept)
+            const int c = at / n, r = at - c * n;
+            const T x = g[at];
+            bad |= !core::is_finite(x);
+            if (r >= c) a[L.col(c) + r - c] = x;
+        }
         const long long t0 = clock64();
         if (__syncthreads_or(bad)) {
             if (threadIdx.x == 0) info[b] = -1;
             continue;
         }
-        tridiagonalize_lower<Threads>(a, L, n, d, e, tau, w, red);
+        tridiagonalize_lower<Threads, Subs>(a, L, n, d, e, tau, w, red);
         for (int i = threadIdx.x; i < n; i += Threads) {
             out.de[i] = d[i];
             out.de[n + i] = e[i];
             out.tau[i] = tau[i];
         }
-        for (int k = 0; k + 2 < n; ++k)
-            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) out.refl[i + index_t(k) * n] = a[L.col(k) + i - k];
+        for (int at = threadIdx.x; at < n * n; at += Threads) {  // (column k's rows k + 2 ..)
+            const int k = at / n, i = at - k * n;
+            if (i >= k + 2) out.refl[at] = a[L.col(k) + i - k];
+        }
         if (threadIdx.x == 0) {
             info[b] = 0;
             if (stats) stats[b * 5] = clock64() - t0;
@@ -337,7 +369,7 @@ __global__ void __launch_bounds__(32 * kSplitQlWarps) ql_rotations_kernel(unsign
 /// rank[j]. Shared memory: kSplitRows n T's, then 2 (n + 1) float2's.
 template <class T>
 __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned char* ws, const int* info, int n,
-                                                        index_t batch) {
+                                                        index_t batch, long long* stats) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     constexpr int R = kSplitRows;
     constexpr int kMaxChunks = (384 + 1 + 31) / 32;  // (a sweep and its header, at most n + 1 entries)
@@ -352,26 +384,77 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
         if (info[b] != 0) continue;
         const SplitEigMatrix<T> mat(const_cast<unsigned char*>(ws), n, b);
         T* row = x + lane;  // element j at row[j R]
+        const long long t0 = clock64();
         for (int j = 0; j < n; ++j) row[j * R] = T(r == j ? 1.0f : 0.0f);
-        // Q's rows: H_k for k = 0 .. n-2, v staged in buf (v[k + 1] = 1).
-        T* v = reinterpret_cast<T*>(buf);
+        // Q's rows: H_k for k = 0 .. n-2 (x <- x - tau_k (x v_k) v_k^H), one pass over the row a
+        // reflector: pass k applies H_k with x v_k from pass k - 1 and forms x v_{k+1} from
+        // the updated elements as it goes. v_k (v_k[k + 1] = 1, zero above; zero for k >= n - 1)
+        // is staged in buffer k & 1 of buf, and v_{k+2} is loaded into registers during pass k.
+        T* vbuf = reinterpret_cast<T*>(buf);  // (2 n T's fit in buf's 4 (n + 1) floats)
+        T vr[kMaxChunks];
+        T tr(0.0f);
+        const auto fetch = [&](int k) {
+#pragma unroll
+            for (int q = 0; q < kMaxChunks; ++q) {
+                const int i = lane + 32 * q;
+                const bool in = k + 1 < n && i < n;
+                vr[q] = in && i > k + 1 ? mat.refl[i + index_t(k) * n] : T(in && i == k + 1 ? 1.0f : 0.0f);
+            }
+            tr = k < n ? mat.tau[k] : T(0.0f);
+        };
+        const auto put = [&](int k) {
+            T* v = vbuf + (k & 1) * n;
+#pragma unroll
+            for (int q = 0; q < kMaxChunks; ++q)
+                if (lane + 32 * q < n) v[lane + 32 * q] = vr[q];
+        };
+        fetch(0);
+        put(0);
+        T t_k = tr;
+        fetch(1);
+        put(1);
+        T t_k1 = tr;
+        __syncwarp();
+        fetch(2);
+        T xv = r < n ? vbuf[r] : T(0.0f);  // x v_k (x = e_r: x v_0)
         for (int k = 0; k + 1 < n; ++k) {
-            const T t = mat.tau[k];
-            if (core::abs2(t) == 0) continue;  // (uniform)
-            __syncwarp();
-            for (int i = k + 1 + lane; i < n; i += 32) v[i] = i == k + 1 ? T(1.0f) : mat.refl[i + index_t(k) * n];
-            __syncwarp();
+            const T f = core::scale(mul(t_k, xv), -1.0f);
+            const T* va = vbuf + (k & 1) * n;
+            const T* vb = vbuf + ((k + 1) & 1) * n;
+            constexpr int U = 8;
             T s0(0.0f), s1(0.0f);
             int i = k + 1;
-            for (; i + 1 < n; i += 2) {
-                s0 = core::axpy(row[i * R], v[i], s0);
-                s1 = core::axpy(row[(i + 1) * R], v[i + 1], s1);
+            for (; i + U - 1 < n; i += U) {  // (a group's loads before its stores)
+                T x[U], ca[U], cb[U];
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    x[u] = row[(i + u) * R];
+                    ca[u] = va[i + u];
+                    cb[u] = vb[i + u];
+                }
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    x[u] = core::axpy(f, core::conj_of(ca[u]), x[u]);
+                    row[(i + u) * R] = x[u];
+                    if (u % 2 == 0) s0 = core::axpy(x[u], cb[u], s0);
+                    else s1 = core::axpy(x[u], cb[u], s1);
+                }
             }
-            if (i < n) s0 = core::axpy(row[i * R], v[i], s0);
-            const T f = core::scale(mul(t, add(s0, s1)), -1.0f);  // -tau (x v)
-            for (i = k + 1; i < n; ++i) row[i * R] = core::axpy(f, core::conj_of(v[i]), row[i * R]);
+            for (; i < n; ++i) {
+                const T x = core::axpy(f, core::conj_of(va[i]), row[i * R]);
+                row[i * R] = x;
+                s0 = core::axpy(x, vb[i], s0);
+            }
+            xv = add(s0, s1);
+            __syncwarp();  // (buffer k & 1 read by every lane)
+            put(k + 2);
+            t_k = t_k1;
+            t_k1 = tr;
+            __syncwarp();
+            fetch(k + 3);
         }
         __syncwarp();
+        if (stats && r0 == 0 && lane == 0) stats[b * 5 + 1] = clock64() - t0;
         // The sweeps: the window at pos (a header (l, m), then the sweep's m - l rotations) in
         // buffer p; the next window's loads issued before this sweep is applied.
         const auto stage = [&](std::size_t pos, float (&c)[kMaxChunks], float (&s)[kMaxChunks]) {
@@ -414,6 +497,12 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
     }
 }
 
+/// The reduction kernel for a shape that split_eig_reduce_shape gives.
+template <class T> auto split_reduce_kernel(const SplitReduceShape& shape) {
+    if (shape.rows == 256) return shape.subs == 2 ? tridiagonal_reduce_kernel<T, 256, 2> : tridiagonal_reduce_kernel<T, 256, 1>;
+    return shape.subs == 2 ? tridiagonal_reduce_kernel<T, 384, 2> : tridiagonal_reduce_kernel<T, 384, 1>;
+}
+
 }  // namespace detail
 
 /// Shared memory of a ql_vectors_kernel block.
@@ -424,16 +513,22 @@ template <class T> inline std::size_t split_eig_vectors_smem_bytes(int n) {
 /// The split eigensolver (see the top of the file) on `batch` matrices of order n <=
 /// split_eig_max_order<T>, in chunks of `chunk` matrices whose workspace (chunk x
 /// split_eig_matrix_bytes<T>(n) bytes at ws) is reused; the same outputs as
-/// launch_symmetric_eig. stats, when given, gets 5 numbers a matrix: the reduction's cycles, 0,
-/// the QL recurrence's cycles, its sweeps and its rotations.
+/// launch_symmetric_eig. stats, when given, gets 5 numbers a matrix: the reduction's cycles, the
+/// cycles forming Q's first 32 rows took, the QL recurrence's cycles, its sweeps and its
+/// rotations.
 template <class T>
 cudaError_t launch_symmetric_eig_split(T* G, float* lambda, int* info, int n, index_t batch, unsigned char* ws,
                                        index_t chunk, cudaStream_t stream, long long* stats = nullptr) {
-    const std::size_t reduce_bytes = split_eig_reduce_smem_bytes<T>(n), vec_bytes = split_eig_vectors_smem_bytes<T>(n);
+    int dev = 0, optin = 0;
+    cudaError_t err = cudaGetDevice(&dev);
+    if (err == cudaSuccess) err = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (err != cudaSuccess) return err;
+    if (n < 1 || n > split_eig_max_order<T>(std::size_t(optin))) return cudaErrorInvalidValue;
+    const SplitReduceShape shape = split_eig_reduce_shape<T>(n, std::size_t(optin));
+    const std::size_t reduce_bytes = split_eig_reduce_smem_bytes<T>(n, shape.subs), vec_bytes = split_eig_vectors_smem_bytes<T>(n);
     const std::size_t ql_bytes = std::size_t(detail::kSplitQlWarps) * 2 * n * sizeof(float);
-    const auto reduce = split_eig_reduce_threads(n) == 256 ? detail::tridiagonal_reduce_kernel<T, 256>
-                                                           : detail::tridiagonal_reduce_kernel<T, 384>;
-    cudaError_t err = cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes));
+    const auto reduce = detail::split_reduce_kernel<T>(shape);
+    err = cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes));
     if (err == cudaSuccess)
         err = cudaFuncSetAttribute(detail::ql_vectors_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(vec_bytes));
     if (err != cudaSuccess) return err;
@@ -444,14 +539,14 @@ cudaError_t launch_symmetric_eig_split(T* G, float* lambda, int* info, int n, in
         float* lam = lambda + first * n;
         int* inf = info + first;
         long long* st = stats ? stats + first * 5 : nullptr;
-        reduce<<<unsigned(std::min<index_t>(count, 1 << 20)), split_eig_reduce_threads(n), reduce_bytes, stream>>>(
+        reduce<<<unsigned(std::min<index_t>(count, 1 << 20)), shape.threads(), reduce_bytes, stream>>>(
             g, ws, inf, n, count, st);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
         detail::ql_rotations_kernel<T><<<unsigned(std::min<index_t>((count + detail::kSplitQlWarps - 1) / detail::kSplitQlWarps, 1 << 20)),
                                          32 * detail::kSplitQlWarps, ql_bytes, stream>>>(ws, lam, inf, n, count, st);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
         detail::ql_vectors_kernel<T><<<unsigned(std::min<index_t>(count * groups, 1 << 24)), 32, vec_bytes, stream>>>(
-            g, ws, inf, n, count);
+            g, ws, inf, n, count, st);
         if ((err = cudaGetLastError()) != cudaSuccess) return err;
     }
     return cudaSuccess;
