@@ -343,21 +343,45 @@ __device__ __forceinline__ int ql_next_sweep(float* d, float* e, int n, QlCursor
 /// Rotations go in groups of kQlApplyGroup: the group's elements of z and its cosines and sines
 /// are loaded first, then rotated, then stored (z's loads of a group do not meet the sweep's
 /// earlier stores, but the compiler cannot see that through one base pointer): one load latency
-/// a group instead of one a rotation.
+/// a group instead of one a rotation. With AlignedCs (c_in and s_in 16-byte aligned), the first
+/// (m - l) % 4 rotations go singly so that each group's cosines and sines are two 16-byte
+/// loads each: where many warps apply sweeps at once, shared memory's instruction issue, not
+/// its bandwidth, bounds them, and the cosines' and sines' loads are the same for every lane.
 inline constexpr int kQlApplyGroup = 8;
-template <class T>
+template <bool AlignedCs = false, class T>
 __device__ __forceinline__ void ql_apply_sweep(T* row, int ld, int l, int m, const float* c_in, const float* s_in) {
     constexpr int U = kQlApplyGroup;
+    static_assert(U == 8, "the aligned loads take a group as two float4's");
     T next = row[m * ld];
+    const auto single = [&](int i) {
+        const T zi = row[i * ld];
+        const float c = c_in[i - l], s = s_in[i - l];
+        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
+        next = sub(core::scale(zi, c), core::scale(next, s));
+    };
     int i = m - 1;
+    if constexpr (AlignedCs)
+        for (int h = (m - l) % 4; h > 0; --h, --i) single(i);  // (then (i - l + 1) % 4 == 0)
     for (; i - (U - 1) >= l; i -= U) {
         T z[U];
         float c[U], s[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) {
-            z[u] = row[(i - u) * ld];
-            c[u] = c_in[i - u - l];
-            s[u] = s_in[i - u - l];
+        for (int u = 0; u < U; ++u) z[u] = row[(i - u) * ld];
+        if constexpr (AlignedCs) {
+            const float4* c4 = reinterpret_cast<const float4*>(c_in + (i - l - 7));
+            const float4* s4 = reinterpret_cast<const float4*>(s_in + (i - l - 7));
+            const float4 c_lo = c4[0], c_hi = c4[1], s_lo = s4[0], s_hi = s4[1];
+            // (rotation i - u at c_in[i - l - u]: u = 0 is c_hi.w, u = 7 is c_lo.x)
+            c[0] = c_hi.w, c[1] = c_hi.z, c[2] = c_hi.y, c[3] = c_hi.x;
+            c[4] = c_lo.w, c[5] = c_lo.z, c[6] = c_lo.y, c[7] = c_lo.x;
+            s[0] = s_hi.w, s[1] = s_hi.z, s[2] = s_hi.y, s[3] = s_hi.x;
+            s[4] = s_lo.w, s[5] = s_lo.z, s[6] = s_lo.y, s[7] = s_lo.x;
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                c[u] = c_in[i - u - l];
+                s[u] = s_in[i - u - l];
+            }
         }
 #pragma unroll
         for (int u = 0; u < U; ++u) {
@@ -365,12 +389,7 @@ __device__ __forceinline__ void ql_apply_sweep(T* row, int ld, int l, int m, con
             next = sub(core::scale(z[u], c[u]), core::scale(next, s[u]));
         }
     }
-    for (; i >= l; --i) {
-        const T zi = row[i * ld];
-        const float c = c_in[i - l], s = s_in[i - l];
-        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
-        next = sub(core::scale(zi, c), core::scale(next, s));
-    }
+    for (; i >= l; --i) single(i);
     row[l * ld] = next;
 }
 

@@ -360,13 +360,35 @@ __global__ void __launch_bounds__(32 * kSplitQlWarps) ql_rotations_kernel(unsign
     }
 }
 
+/// U consecutive T's from p (16-byte aligned) into out, as 16-byte loads.
+template <int U, class T> __device__ __forceinline__ void load_aligned(const T* p, T (&out)[U]) {
+    const float4* q = reinterpret_cast<const float4*>(p);
+    if constexpr (sizeof(T) == 4) {
+#pragma unroll
+        for (int g = 0; g < U / 4; ++g) {
+            const float4 v = q[g];
+            out[4 * g] = T(v.x), out[4 * g + 1] = T(v.y), out[4 * g + 2] = T(v.z), out[4 * g + 3] = T(v.w);
+        }
+    } else {
+#pragma unroll
+        for (int g = 0; g < U / 2; ++g) {
+            const float4 v = q[g];
+            out[2 * g] = T(v.x, v.y), out[2 * g + 1] = T(v.z, v.w);
+        }
+    }
+}
+
 /// Phase 2 and the application of phase 3's rotations, for kSplitRows rows of one matrix (one
 /// warp a block, blockIdx.x = matrix x row groups + group): where info = 0, the rows of Q = H_0
 /// ... H_{n-2} (row r is e_r^T H_0 H_1 ..., each reflector applied from the right: x <- x -
 /// tau (x v) v^H), one thread a row, in shared memory (column-major, leading dimension
 /// kSplitRows: conflict-free); then the stream's sweeps (ql_apply_sweep), each staged in one of
 /// two shared buffers while the previous one is applied; then row r's element j to G's column
-/// rank[j]. Shared memory: kSplitRows n T's, then 2 (n + 1) float2's.
+/// rank[j]. Shared memory: kSplitRows n T's, then the buffers (split_eig_vectors_buffer_floats:
+/// reflector vectors while Q is formed, then the sweeps' cosines and sines), laid out so that
+/// the values every lane reads alike go as 16-byte loads (shared memory's instruction issue
+/// bounds this kernel: six to eleven warps an SM, each with four shared-memory instructions an
+/// element or a rotation otherwise).
 template <class T>
 __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned char* ws, const int* info, int n,
                                                         index_t batch, long long* stats) {
@@ -374,7 +396,9 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
     constexpr int R = kSplitRows;
     constexpr int kMaxChunks = (384 + 1 + 31) / 32;  // (a sweep and its header, at most n + 1 entries)
     T* x = reinterpret_cast<T*>(smem_bytes);
-    float* buf = reinterpret_cast<float*>(x + std::size_t(R) * n);  // 2 buffers x (cosines, sines) x (n + 1)
+    float* buf = reinterpret_cast<float*>(x + std::size_t(R) * n);  // (16-byte aligned: R n T's before it)
+    const int n4 = (n + 3) / 4 * 4;
+    const int half = n4 + 4;  // a sweep's cosines or sines: entry e (0 the header) at [3 + e]
     const int lane = threadIdx.x;
     const int groups = (n + R - 1) / R;
     const std::size_t cap = split_eig_rotation_cap(n);
@@ -390,7 +414,9 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
         // reflector: pass k applies H_k with x v_k from pass k - 1 and forms x v_{k+1} from
         // the updated elements as it goes. v_k (v_k[k + 1] = 1, zero above; zero for k >= n - 1)
         // is staged in buffer k & 1 of buf, and v_{k+2} is loaded into registers during pass k.
-        T* vbuf = reinterpret_cast<T*>(buf);  // (2 n T's fit in buf's 4 (n + 1) floats)
+        constexpr int VW = 16 / int(sizeof(T));  // T's a 16-byte load takes
+        const int vstride = (n + VW - 1) / VW * VW;
+        T* vbuf = reinterpret_cast<T*>(buf);  // (2 vstride T's fit in buf's 4 half floats)
         T vr[kMaxChunks];
         T tr(0.0f);
         const auto fetch = [&](int k) {
@@ -403,7 +429,7 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
             tr = k < n ? mat.tau[k] : T(0.0f);
         };
         const auto put = [&](int k) {
-            T* v = vbuf + (k & 1) * n;
+            T* v = vbuf + (k & 1) * vstride;
 #pragma unroll
             for (int q = 0; q < kMaxChunks; ++q)
                 if (lane + 32 * q < n) v[lane + 32 * q] = vr[q];
@@ -419,19 +445,19 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
         T xv = r < n ? vbuf[r] : T(0.0f);  // x v_k (x = e_r: x v_0)
         for (int k = 0; k + 1 < n; ++k) {
             const T f = core::scale(mul(t_k, xv), -1.0f);
-            const T* va = vbuf + (k & 1) * n;
-            const T* vb = vbuf + ((k + 1) & 1) * n;
+            const T* va = vbuf + (k & 1) * vstride;
+            const T* vb = vbuf + ((k + 1) & 1) * vstride;
             constexpr int U = 8;
             T s0(0.0f), s1(0.0f);
-            int i = k + 1;
+            // Groups from k + 1 rounded down to a multiple of 4 (v_k and v_{k+1} are zero there,
+            // so those elements stay), their vector elements as 16-byte loads.
+            int i = (k + 1) & ~3;
             for (; i + U - 1 < n; i += U) {  // (a group's loads before its stores)
                 T x[U], ca[U], cb[U];
 #pragma unroll
-                for (int u = 0; u < U; ++u) {
-                    x[u] = row[(i + u) * R];
-                    ca[u] = va[i + u];
-                    cb[u] = vb[i + u];
-                }
+                for (int u = 0; u < U; ++u) x[u] = row[(i + u) * R];
+                load_aligned<U>(va + i, ca);
+                load_aligned<U>(vb + i, cb);
 #pragma unroll
                 for (int u = 0; u < U; ++u) {
                     x[u] = core::axpy(f, core::conj_of(ca[u]), x[u]);
@@ -467,12 +493,12 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
             }
         };
         const auto store = [&](int p, const float (&c)[kMaxChunks], const float (&s)[kMaxChunks]) {
-            float* cb = buf + std::size_t(p) * 2 * (n + 1);
+            float* cb = buf + std::size_t(p) * 2 * half;
 #pragma unroll
             for (int q = 0; q < kMaxChunks; ++q)
                 if (lane + 32 * q <= n) {
-                    cb[lane + 32 * q] = c[q];
-                    cb[n + 1 + lane + 32 * q] = s[q];
+                    cb[3 + lane + 32 * q] = c[q];
+                    cb[half + 3 + lane + 32 * q] = s[q];
                 }
         };
         float c[kMaxChunks], s[kMaxChunks];
@@ -481,12 +507,12 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
         store(0, c, s);
         __syncwarp();
         for (int p = 0;; p ^= 1) {
-            const float* cb = buf + std::size_t(p) * 2 * (n + 1);
-            const int l = __float_as_int(cb[0]), m = __float_as_int(cb[n + 1]);
+            const float* cb = buf + std::size_t(p) * 2 * half;
+            const int l = __float_as_int(cb[3]), m = __float_as_int(cb[half + 3]);
             if (l < 0) break;
             pos += std::size_t(m - l) + 1;
             stage(pos, c, s);
-            if (r < n) ql_apply_sweep(row, R, l, m, cb + 1, cb + n + 2);
+            if (r < n) ql_apply_sweep<true>(row, R, l, m, cb + 4, cb + half + 4);
             store(p ^ 1, c, s);
             __syncwarp();
         }
@@ -505,9 +531,10 @@ template <class T> auto split_reduce_kernel(const SplitReduceShape& shape) {
 
 }  // namespace detail
 
-/// Shared memory of a ql_vectors_kernel block.
+/// Shared memory of a ql_vectors_kernel block: its rows, then two buffers of cosines and sines,
+/// each entry e (0 the header) of a sweep at [3 + e] of a half of n rounded up to 4, plus 4.
 template <class T> inline std::size_t split_eig_vectors_smem_bytes(int n) {
-    return std::size_t(kSplitRows) * n * sizeof(T) + 4 * (std::size_t(n) + 1) * sizeof(float);
+    return std::size_t(kSplitRows) * n * sizeof(T) + 4 * (std::size_t(n + 3) / 4 * 4 + 4) * sizeof(float);
 }
 
 /// The split eigensolver (see the top of the file) on `batch` matrices of order n <=
