@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 #include "cuda/symmetric_eigensolver.cuh"
 
@@ -198,33 +199,48 @@ __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, floa
             if constexpr (Subs > 1) return w[j];
             else return sub(w[j], mul(half, vj));
         };
-        // A22 <- A22 - v w'^H - w' v^H on the lower triangle, one thread a row and a slot, and
-        // the next column's norm below its subdiagonal (rows k+3.., its elements in slot 0).
-        for (int i = k + 1 + ri; i < n; i += RT) {
+        // A22 <- A22 - v w'^H - w' v^H on the lower triangle, row i's columns k+1+s, k+1+s+S, ..
+        // (S slots s), and the next column's norm below its subdiagonal (rows k+3.., its
+        // elements in slot 0).
+        const auto update_row = [&]<int S>(std::integral_constant<int, S>, int i, int s) {
+            constexpr int skip = sh * S * (S - 1) / 2;
             const T vi = i == k + 1 ? one : col[i], wi = wp(i, vi);
-            int j = k + 1 + slot;
+            int j = k + 1 + s;
             int at = L.col(j) + (i - j), st = L.step(j);
-            if (slot == 0) {  // (j = k + 1: v[k + 1] = 1)
+            if (s == 0) {  // (j = k + 1: v[k + 1] = 1)
                 const T first = sub(a[at], core::axpy(vi, core::conj_of(wp(k + 1, one)), wi));
                 a[at] = first;
                 if (i >= k + 3) part += core::abs2(first);
-                at += Subs * st - kSkip;
-                st -= Subs * sh;
-                j += Subs;
+                at += S * st - skip;
+                st -= S * sh;
+                j += S;
             }
             // a_ij -= v_i conj(w'_j) + w'_i conj(v_j)
             const auto term = [&](const T& wj, const T& cj) { return core::axpy(vi, core::conj_of(wj), mul(wi, core::conj_of(cj))); };
-            for (; j + Subs <= i; j += 2 * Subs) {  // (loads before stores, as in tridiagonalize)
-                const int a1 = at + Subs * st - kSkip;
+            for (; j + S <= i; j += 2 * S) {  // (loads before stores, as in tridiagonalize)
+                const int a1 = at + S * st - skip;
                 const T x0 = a[at], x1 = a[a1];
-                const T c0 = col[j], c1 = col[j + Subs];
-                const T w0 = wp(j, c0), w1 = wp(j + Subs, c1);
+                const T c0 = col[j], c1 = col[j + S];
+                const T w0 = wp(j, c0), w1 = wp(j + S, c1);
                 a[at] = sub(x0, term(w0, c0));
                 a[a1] = sub(x1, term(w1, c1));
-                at = a1 + Subs * (st - Subs * sh) - kSkip;
-                st -= 2 * Subs * sh;
+                at = a1 + S * (st - S * sh) - skip;
+                st -= 2 * S * sh;
             }
             if (j <= i) a[at] = sub(a[at], term(wp(j, col[j]), col[j]));
+        };
+        if constexpr (Subs == 1) {
+            for (int i = k + 1 + ri; i < n; i += RT) update_row(std::integral_constant<int, 1>{}, i, 0);
+        } else {
+            // Row i has i - k elements here: rows k+1+p and n-1-p go to the same threads (n - k
+            // elements a pair), four slots a pair, so that every thread has about (n - k) / 4
+            // elements instead of up to (n - k) / 2 in the last rows.
+            constexpr int PT = Threads / 4;
+            static_assert(PT % 32 == 0 && 2 * PT >= RT, "a pair of rows a thread, every row (RT >= n)");
+            const int us = threadIdx.x / PT, p = threadIdx.x % PT;
+            const int i1 = k + 1 + p, i2 = n - 1 - p;
+            if (i1 <= i2) update_row(std::integral_constant<int, 4>{}, i1, us);
+            if (i1 < i2) update_row(std::integral_constant<int, 4>{}, i2, us);
         }
         block_partials<Threads>(part, red_norm);
         __syncthreads();
