@@ -519,14 +519,18 @@ TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
 
 /// Sweeps from W V0, V0 a single-precision eigenbasis of W^H W made orthogonal in the working
 /// precision (precondition.hpp): the six families, square, tall, wide, both block widths, odd
-/// and prime orders, in every precision (float and complex64 take it only when asked).
+/// and prime orders, in every precision (float and complex64 take it only when asked); the
+/// eigensolve in each of its forms (precondition.cu's eigensolver_form: the fused one at orders
+/// 33 and 61 and real 131 and 150; the split one at 181, real 257 and complex 131 and 150;
+/// cuSOLVER's at complex 257).
 TYPED_TEST(CudaDevice, PreconditionedFamiliesAndShapes) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n, batch, nb] : {std::tuple<index_t, index_t, index_t, int>{33, 33, 4, 16},
                                        {97, 61, 3, 16}, {61, 97, 3, 32}, {131, 131, 3, 32},
-                                       {211, 150, 2, 16}, {150, 211, 2, 32}, {257, 257, 1, 32}})
+                                       {211, 150, 2, 16}, {150, 211, 2, 32}, {181, 181, 2, 32},
+                                       {257, 257, 1, 32}})
             expect_family_accurate<T>(f, m, n, batch, preconditioned(nb));
 }
 
