@@ -1,8 +1,11 @@
-// The preconditioner's single-precision symmetric / Hermitian eigensolver for orders whose full
-// matrix does not fit one block's shared memory (symmetric_eigensolver.cuh takes real orders up
-// to 236 on an H100): the same three phases in three kernels, so that the QL iteration's scalar
-// recurrence, the part that cannot be parallelised inside a matrix (about 0.8 n^2 dependent
-// rotations), runs for many matrices at once on every SM instead of one matrix an SM:
+// The preconditioner's single-precision symmetric / Hermitian eigensolver from order 160 real,
+// 128 complex (precondition.cu's eigensolver_form): past the largest order whose full matrix
+// fits one block's shared memory (symmetric_eigensolver.cuh: 236 real on an H100), and faster
+// than that fused form from those orders where both fit. The same three phases in three
+// kernels, so that the QL iteration's scalar recurrence, the part that cannot be parallelised
+// inside a matrix (about 0.8 n^2 dependent rotations), runs for many matrices at once on every
+// SM instead of one matrix an SM (1000 float32 matrices of 256^2 in 26.1 ms against cuSOLVER's
+// syevBatched's 35.7; bench/results/h100/2026-11-26-s21/c8_syev_probe.csv):
 //  1. tridiagonal_reduce_kernel, one block a matrix: the Householder reduction (ssytd2 /
 //     chetd2) on the lower triangle, packed in shared memory (n(n+1)/2 elements: real orders
 //     up to 336 on an H100), through tridiagonalize_lower (both triangles read, for the finiteness
@@ -111,8 +114,9 @@ struct PackedLower {
 /// rest from column i (conjugated), thread (row i, slot s) the columns s, s + Subs, ... of each
 /// part; the Subs partial sums of a row in w (Subs x n) are added into w' = p - (tau / 2)(p^H v)
 /// v (p^H v is linear in them) behind one more barrier; the rank-2 update writes the lower
-/// triangle only, the columns of a row split the same way. Four barriers a step (three when
-/// Subs = 1).
+/// triangle only, with Subs > 1 rows k+1+p and n-1-p on the same threads and each pair's
+/// columns split four ways (rows are i - k long here: the last rows alone would set the step's
+/// time). Four barriers a step (three when Subs = 1).
 template <int Threads, int Subs, class T, class Layout>
 __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, float* e, T* tau, T* w, T* red) {
     constexpr int W = Threads / 32, RT = Threads / Subs;
@@ -400,7 +404,7 @@ template <int U, class T> __device__ __forceinline__ void load_aligned(const T* 
 /// tau (x v) v^H), one thread a row, in shared memory (column-major, leading dimension
 /// kSplitRows: conflict-free); then the stream's sweeps (ql_apply_sweep), each staged in one of
 /// two shared buffers while the previous one is applied; then row r's element j to G's column
-/// rank[j]. Shared memory: kSplitRows n T's, then the buffers (split_eig_vectors_buffer_floats:
+/// rank[j]. Shared memory (split_eig_vectors_smem_bytes): kSplitRows n T's, then the buffers (the
 /// reflector vectors while Q is formed, then the sweeps' cosines and sines), laid out so that
 /// the values every lane reads alike go as 16-byte loads (shared memory's instruction issue
 /// bounds this kernel: six to eleven warps an SM, each with four shared-memory instructions an
