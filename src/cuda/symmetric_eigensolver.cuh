@@ -340,56 +340,75 @@ __device__ __forceinline__ int ql_next_sweep(float* d, float* e, int n, QlCursor
 
 /// One QL sweep (rotations i = m-1 down to l, cosine c_in[i - l], sine s_in[i - l]) applied to
 /// columns l..m of one row of z (element j at row[j * ld]), by the thread that owns the row.
-/// Rotations go in groups of kQlApplyGroup: the group's elements of z and its cosines and sines
-/// are loaded first, then rotated, then stored (z's loads of a group do not meet the sweep's
-/// earlier stores, but the compiler cannot see that through one base pointer): one load latency
-/// a group instead of one a rotation. With AlignedCs (c_in and s_in 16-byte aligned), the first
-/// (m - l) % 4 rotations go singly so that each group's cosines and sines are two 16-byte
-/// loads each: where many warps apply sweeps at once, shared memory's instruction issue, not
-/// its bandwidth, bounds them, and the cosines' and sines' loads are the same for every lane.
-inline constexpr int kQlApplyGroup = 8;
-template <bool AlignedCs = false, class T>
+/// Group = 1 (the fused kernel, whose sweeps hide behind the next sweep's recurrence): z, c and
+/// s loaded a step ahead, before the store that the compiler cannot separate from them. Group =
+/// 8 (the split form's vectors kernel, where many warps apply sweeps at once and nothing hides
+/// them): the group's elements of z and its cosines and sines loaded first, then rotated, then
+/// stored (z's loads of a group do not meet the sweep's earlier stores, but the compiler cannot
+/// see that through one base pointer): one load latency a group instead of one a rotation. With
+/// AlignedCs (c_in and s_in 16-byte aligned), the first (m - l) % 4 rotations go singly so that
+/// each group's cosines and sines are two 16-byte loads each: there shared memory's instruction
+/// issue bounds the kernel, and the cosines' and sines' loads are the same for every lane.
+/// Session 21 (H100, call 17, three rounds): the grouped form in the fused kernel cost 2-4%
+/// (float64 1000 x 96^2 7.11-7.25 ms against 6.89-7.01).
+template <int Group = 1, bool AlignedCs = false, class T>
 __device__ __forceinline__ void ql_apply_sweep(T* row, int ld, int l, int m, const float* c_in, const float* s_in) {
-    constexpr int U = kQlApplyGroup;
-    static_assert(U == 8, "the aligned loads take a group as two float4's");
+    static_assert(Group == 1 || Group == 8, "a step ahead, or groups of two float4's");
+    static_assert(Group == 8 || !AlignedCs, "aligned loads take whole groups");
     T next = row[m * ld];
-    const auto single = [&](int i) {
-        const T zi = row[i * ld];
-        const float c = c_in[i - l], s = s_in[i - l];
-        row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
-        next = sub(core::scale(zi, c), core::scale(next, s));
-    };
-    int i = m - 1;
-    if constexpr (AlignedCs)
-        for (int h = (m - l) % 4; h > 0; --h, --i) single(i);  // (then (i - l + 1) % 4 == 0)
-    for (; i - (U - 1) >= l; i -= U) {
-        T z[U];
-        float c[U], s[U];
+    if constexpr (Group == 1) {
+        T zi = row[(m - 1) * ld];
+        float c = c_in[m - 1 - l], s = s_in[m - 1 - l];
+        for (int i = m - 1; i >= l; --i) {
+            const int k = max(i - 1, l);
+            const T zi_next = row[k * ld];
+            const float c_next = c_in[k - l], s_next = s_in[k - l];
+            row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
+            next = sub(core::scale(zi, c), core::scale(next, s));
+            zi = zi_next;
+            c = c_next;
+            s = s_next;
+        }
+    } else {
+        constexpr int U = Group;
+        const auto single = [&](int i) {
+            const T zi = row[i * ld];
+            const float c = c_in[i - l], s = s_in[i - l];
+            row[(i + 1) * ld] = add(core::scale(zi, s), core::scale(next, c));
+            next = sub(core::scale(zi, c), core::scale(next, s));
+        };
+        int i = m - 1;
+        if constexpr (AlignedCs)
+            for (int h = (m - l) % 4; h > 0; --h, --i) single(i);  // (then (i - l + 1) % 4 == 0)
+        for (; i - (U - 1) >= l; i -= U) {
+            T z[U];
+            float c[U], s[U];
 #pragma unroll
-        for (int u = 0; u < U; ++u) z[u] = row[(i - u) * ld];
-        if constexpr (AlignedCs) {
-            const float4* c4 = reinterpret_cast<const float4*>(c_in + (i - l - 7));
-            const float4* s4 = reinterpret_cast<const float4*>(s_in + (i - l - 7));
-            const float4 c_lo = c4[0], c_hi = c4[1], s_lo = s4[0], s_hi = s4[1];
-            // (rotation i - u at c_in[i - l - u]: u = 0 is c_hi.w, u = 7 is c_lo.x)
-            c[0] = c_hi.w, c[1] = c_hi.z, c[2] = c_hi.y, c[3] = c_hi.x;
-            c[4] = c_lo.w, c[5] = c_lo.z, c[6] = c_lo.y, c[7] = c_lo.x;
-            s[0] = s_hi.w, s[1] = s_hi.z, s[2] = s_hi.y, s[3] = s_hi.x;
-            s[4] = s_lo.w, s[5] = s_lo.z, s[6] = s_lo.y, s[7] = s_lo.x;
-        } else {
+            for (int u = 0; u < U; ++u) z[u] = row[(i - u) * ld];
+            if constexpr (AlignedCs) {
+                const float4* c4 = reinterpret_cast<const float4*>(c_in + (i - l - 7));
+                const float4* s4 = reinterpret_cast<const float4*>(s_in + (i - l - 7));
+                const float4 c_lo = c4[0], c_hi = c4[1], s_lo = s4[0], s_hi = s4[1];
+                // (rotation i - u at c_in[i - l - u]: u = 0 is c_hi.w, u = 7 is c_lo.x)
+                c[0] = c_hi.w, c[1] = c_hi.z, c[2] = c_hi.y, c[3] = c_hi.x;
+                c[4] = c_lo.w, c[5] = c_lo.z, c[6] = c_lo.y, c[7] = c_lo.x;
+                s[0] = s_hi.w, s[1] = s_hi.z, s[2] = s_hi.y, s[3] = s_hi.x;
+                s[4] = s_lo.w, s[5] = s_lo.z, s[6] = s_lo.y, s[7] = s_lo.x;
+            } else {
+#pragma unroll
+                for (int u = 0; u < U; ++u) {
+                    c[u] = c_in[i - u - l];
+                    s[u] = s_in[i - u - l];
+                }
+            }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
-                c[u] = c_in[i - u - l];
-                s[u] = s_in[i - u - l];
+                row[(i - u + 1) * ld] = add(core::scale(z[u], s[u]), core::scale(next, c[u]));
+                next = sub(core::scale(z[u], c[u]), core::scale(next, s[u]));
             }
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            row[(i - u + 1) * ld] = add(core::scale(z[u], s[u]), core::scale(next, c[u]));
-            next = sub(core::scale(z[u], c[u]), core::scale(next, s[u]));
-        }
+        for (; i >= l; --i) single(i);
     }
-    for (; i >= l; --i) single(i);
     row[l * ld] = next;
 }
 

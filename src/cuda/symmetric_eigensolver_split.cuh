@@ -532,7 +532,7 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
             if (l < 0) break;
             pos += std::size_t(m - l) + 1;
             stage(pos, c, s);
-            if (r < n) ql_apply_sweep<true>(row, R, l, m, cb + 4, cb + half + 4);
+            if (r < n) ql_apply_sweep<8, true>(row, R, l, m, cb + 4, cb + half + 4);
             store(p ^ 1, c, s);
             __syncwarp();
         }
