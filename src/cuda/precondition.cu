@@ -371,8 +371,11 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     p.W = w.get();
 }
 
+template <class DT> bool precondition_eigensolve_is_cusolver(index_t N) { return eigensolver_form<DT>(N) == EigForm::cusolver; }
+
 #define BATCHSVD_PRECONDITION_INSTANTIATE_(DT) \
-    template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, const HandleSet&, cudaStream_t);
+    template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, const HandleSet&, cudaStream_t); \
+    template bool precondition_eigensolve_is_cusolver<DT>(index_t);
 BATCHSVD_PRECONDITION_INSTANTIATE_(float)
 BATCHSVD_PRECONDITION_INSTANTIATE_(double)
 BATCHSVD_PRECONDITION_INSTANTIATE_(dev_complex<float>)

@@ -42,4 +42,9 @@ std::size_t precondition_workspace_bytes(index_t M, index_t N, std::size_t tsize
 template <class DT>
 void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, const HandleSet& h, cudaStream_t stream);
 
+/// Whether the preconditioner's eigensolve at order N is cuSOLVER's (a call that waits on the
+/// host) rather than one of our kernels' (launches only): the blocked path's two halves
+/// overlap only around the latter past order 256 (svd_cuda.cu's blocked_halves).
+template <class DT> bool precondition_eigensolve_is_cusolver(index_t N);
+
 }  // namespace batchsvd::cuda

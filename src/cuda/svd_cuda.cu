@@ -402,8 +402,8 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 }
 
 /// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
-/// own (run_blocked): large preconditioned batches (below) of orders 128-256 (real ones to
-/// 336) whose halves the rule still preconditions. One half's eigensolve and sweeps
+/// own (run_blocked): large preconditioned batches (below) of orders 128-256 (and past 256
+/// where the preconditioner's eigensolve is ours) whose halves the rule still preconditions. One half's eigensolve and sweeps
 /// then overlap the other's. Session 18, call 8 (H100, the same binary with
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1; ms, two halves against one stream): float64 1000 x 128^2
 /// 17.1 against 18.6, 1000 x 256^2 93.4 against 97.1; float32 1000 x 128^2 13.4 against 14.6,
@@ -424,16 +424,15 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 /// H100, call 14, two rounds each, bench/results/h100/2026-11-26-s21/c14_*.csv) the halves win
 /// up to its largest real order too: float64 1000 x 256^2 74.6-75.0 against 76.1-77.1 ms, 300^2
 /// 126.1-127.4 against 128.3-128.7, 320^2 135.7-135.9 against 138.7; complex64 200^2 84.1-84.3
-/// against 87.6-88.0. So real orders up to 336; complex ones stay at 256 (beyond 237 their
-/// eigensolve is cuSOLVER's, whose host waits made the halves lose).
+/// against 87.6-88.0. So past order 256 wherever the eigensolve is ours (real orders up to 336
+/// on an H100 or H200), not where it is cuSOLVER's, whose host waits made the halves lose.
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves (benchmarks and tests).
 template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return false;
     if (v && std::string(v) == "2") return true;
-    const index_t top = core::is_complex_v<T> ? 256 : 336;
-    return precondition && N >= 128 && N <= top && batch * N * N >= (index_t(1) << 23) &&
-           use_precondition<T>(M, N, batch / 2, opts);
+    return precondition && N >= 128 && (N <= 256 || !precondition_eigensolve_is_cusolver<device_scalar_t<T>>(N)) &&
+           batch * N * N >= (index_t(1) << 23) && use_precondition<T>(M, N, batch / 2, opts);
 }
 
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it

@@ -33,6 +33,10 @@
 
 namespace batchsvd::cuda {
 
+/// The split eigensolver's order limit, whatever the shared memory: its reduction's blocks have
+/// at most this many row threads, and the vectors kernel's registers hold a sweep of this many.
+inline constexpr int kSplitMaxRows = 384;
+
 /// The reduction's blocks for order n: `rows` threads a row slot (one thread a row), `subs`
 /// threads a row (tridiagonalize_lower): two where the partial sums' room (subs x n) fits the
 /// shared memory, else one. Session 21 (H100, 1000 float32 Gram matrices, the reduction alone,
@@ -51,15 +55,15 @@ template <class T> __host__ __device__ inline std::size_t split_eig_reduce_smem_
 }
 
 template <class T> inline SplitReduceShape split_eig_reduce_shape(int n, std::size_t smem_optin) {
-    const int rows = n <= 256 ? 256 : 384;
+    const int rows = n <= 256 ? 256 : kSplitMaxRows;
     return {rows, split_eig_reduce_smem_bytes<T>(n, 2) + 64 <= smem_optin ? 2 : 1};
 }
 
 /// The largest order the split eigensolver takes (its reduction's packed triangle in one block's
-/// shared memory, one thread a row, at most 384 rows).
+/// shared memory, one thread a row, at most kSplitMaxRows rows).
 template <class T> inline int split_eig_max_order(std::size_t smem_optin) {
     int n = 1;
-    while (n < 384 && split_eig_reduce_smem_bytes<T>(n + 1, 1) + 64 <= smem_optin) ++n;
+    while (n < kSplitMaxRows && split_eig_reduce_smem_bytes<T>(n + 1, 1) + 64 <= smem_optin) ++n;
     return n;
 }
 
@@ -414,7 +418,7 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
                                                         index_t batch, long long* stats) {
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     constexpr int R = kSplitRows;
-    constexpr int kMaxChunks = (384 + 1 + 31) / 32;  // (a sweep and its header, at most n + 1 entries)
+    constexpr int kMaxChunks = (kSplitMaxRows + 1 + 31) / 32;  // (a sweep and its header, at most n + 1 entries)
     T* x = reinterpret_cast<T*>(smem_bytes);
     float* buf = reinterpret_cast<float*>(x + std::size_t(R) * n);  // (16-byte aligned: R n T's before it)
     const int n4 = (n + 3) / 4 * 4;
@@ -546,7 +550,7 @@ __global__ void __launch_bounds__(32) ql_vectors_kernel(T* G, const unsigned cha
 /// The reduction kernel for a shape that split_eig_reduce_shape gives.
 template <class T> auto split_reduce_kernel(const SplitReduceShape& shape) {
     if (shape.rows == 256) return shape.subs == 2 ? tridiagonal_reduce_kernel<T, 256, 2> : tridiagonal_reduce_kernel<T, 256, 1>;
-    return shape.subs == 2 ? tridiagonal_reduce_kernel<T, 384, 2> : tridiagonal_reduce_kernel<T, 384, 1>;
+    return shape.subs == 2 ? tridiagonal_reduce_kernel<T, kSplitMaxRows, 2> : tridiagonal_reduce_kernel<T, kSplitMaxRows, 1>;
 }
 
 }  // namespace detail
