@@ -1,10 +1,13 @@
 // The preconditioner's single-precision symmetric / Hermitian eigensolver
-// (src/cuda/symmetric_eigensolver.cuh, and its split form for larger orders,
-// symmetric_eigensolver_split.cuh), by itself on the device, real and complex: for each case
+// (src/cuda/symmetric_eigensolver.cuh, its split form for larger orders,
+// symmetric_eigensolver_split.cuh, and its bisection form past those,
+// symmetric_eigensolver_bisect.cuh), by itself on the device, real and complex: for each case
 // a batch of matrices, and per matrix info = 0, the eigenvalues ascending, ||G Z - Z
 // diag(lambda)||_F / ||G||_F and ||Z^H Z - I||_F within 4 max(n, 8) u (u = 2^-24; the
 // preconditioner needs about 1e-4), and where the spectrum is known (G = Q diag(lambda) Q^H,
-// Q a random unitary matrix in double) the eigenvalues within the same bound times ||G||_2.
+// Q a random unitary matrix in double) the eigenvalues within the same bound times ||G||_2;
+// for the bisection form the residual bound grows inside clusters it cannot resolve
+// (cluster_allowance).
 // Non-finite input gives info = -1 and leaves its neighbours alone. Skips without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -20,6 +23,7 @@
 #include <vector>
 
 #include "cuda/symmetric_eigensolver.cuh"
+#include "cuda/symmetric_eigensolver_bisect.cuh"
 #include "cuda/symmetric_eigensolver_split.cuh"
 #include "cuda_test_support.hpp"
 #include "testing/generators.hpp"
@@ -37,10 +41,33 @@ template <class T> struct EigResult {
     bool ran = false;
 };
 
-/// The two forms of the eigensolver: one kernel (symmetric_eigensolver.cuh), three kernels
-/// (symmetric_eigensolver_split.cuh).
-enum class Form { fused, split };
-inline const char* name(Form f) { return f == Form::fused ? "fused" : "split"; }
+/// The three forms of the eigensolver: one kernel (symmetric_eigensolver.cuh), three kernels
+/// (symmetric_eigensolver_split.cuh), bisection and inverse iteration
+/// (symmetric_eigensolver_bisect.cuh).
+enum class Form { fused, split, bisect };
+inline const char* name(Form f) { return f == Form::fused ? "fused" : f == Form::split ? "split" : "bisect"; }
+
+/// The bisection form on a batch (default stream), its workspace poisoned; false (and a test
+/// failure) where it throws or cuBLAS cannot start.
+template <class D> bool run_bisect(D* g, float* lambda, int* info, int n, int batch, int chunk) {
+    DeviceArray<unsigned char> ws(cuda::bisect_eig_matrix_bytes<D>(n) * chunk);
+    cublasHandle_t blas = nullptr;
+    if (!ws.p || cublasCreate(&blas) != CUBLAS_STATUS_SUCCESS) {
+        ADD_FAILURE() << "device allocation or cuBLAS handle failed";
+        return false;
+    }
+    bool ok = cudaMemset(ws.p, 0xff, cuda::bisect_eig_matrix_bytes<D>(n) * chunk) == cudaSuccess;
+    try {
+        cuda::symmetric_eig_bisect(g, lambda, info, n, batch, ws.p, chunk, blas, nullptr);
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ok = false;
+    }
+    ok = cudaDeviceSynchronize() == cudaSuccess && ok;  // (before ws goes)
+    cublasDestroy(blas);
+    EXPECT_TRUE(ok);
+    return ok;
+}
 
 /// Matrices a chunk of the split form's workspace holds in the tests (so that batches of 3 or 5
 /// take several chunks).
@@ -61,7 +88,9 @@ template <class T> EigResult<T> run_kernel(const std::vector<T>& g, int n, int b
     EXPECT_EQ(cudaMemcpy(dg.p, g.data(), nn * batch * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
     EXPECT_EQ(cudaMemset(dl.p, 0xff, std::size_t(n) * batch * sizeof(float)), cudaSuccess);  // NaN
     EXPECT_EQ(cudaMemset(di.p, 0x7f, batch * sizeof(int)), cudaSuccess);
-    if (form == Form::fused) {
+    if (form == Form::bisect) {
+        if (!run_bisect(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch, kTestChunk)) return r;
+    } else if (form == Form::fused) {
         EXPECT_EQ(cuda::launch_symmetric_eig(reinterpret_cast<D*>(dg.p), dl.p, di.p, n, batch,
                                              unsigned(std::min(batch, 64)), nullptr),
                   cudaSuccess);
@@ -94,8 +123,26 @@ template <class T> int max_order(Form form) {
     int dev = 0, optin = 0;
     cudaGetDevice(&dev);
     cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+    if (form == Form::bisect) return cuda::kBisectMaxOrder;
     return form == Form::fused ? cuda::symmetric_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin))
                                : cuda::split_eig_max_order<cuda::device_scalar_t<T>>(std::size_t(optin));
+}
+
+/// The bisection form's residual allowance for a known spectrum l: inside a cluster it cannot
+/// resolve its vectors are an orthonormal basis of the cluster's invariant subspace, not its
+/// eigenvectors (symmetric_eigensolver_bisect.cuh), so there the residual is up to the
+/// cluster's width per vector. sqrt(n) times the widest run of l whose steps are below 3
+/// kBisectClusterGap max|l| (its gap is relative to T's Gershgorin norm, at most 3 ||G||_2),
+/// relative to max|l|.
+double cluster_allowance(std::vector<double> l) {
+    std::sort(l.begin(), l.end());
+    double lmax = 0, widest = 0;
+    for (double x : l) lmax = std::max(lmax, std::fabs(x));
+    for (std::size_t i = 0, first = 0; i < l.size(); ++i) {
+        if (i > 0 && l[i] - l[i - 1] >= 3.0 * cuda::kBisectClusterGap * lmax) first = i;
+        widest = std::max(widest, l[i] - l[first]);
+    }
+    return lmax > 0 ? std::sqrt(double(l.size())) * widest / lmax : 0.0;
 }
 
 template <class T> class CudaSymmetricEig : public ::testing::Test {
@@ -130,9 +177,10 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
             for (int i = 0; i < j; ++i) g[i + j * n] = std::conj(g[j + i * n]);
         }
     }
-    /// A^H A, A n x n with entries uniform on [-1, 1] (the preconditioner's Gram matrices).
-    Mat gram(int n) {
-        std::uniform_real_distribution<double> u(-1, 1);
+    /// A^H A, A n x n with entries uniform on [lo, 1] (the preconditioner's Gram matrices; lo =
+    /// 0 gives one eigenvalue far above the rest, whose gaps are then tiny relative to ||G||).
+    Mat gram(int n, double lo = -1) {
+        std::uniform_real_distribution<double> u(lo, 1);
         Mat a(std::size_t(n) * n), g(std::size_t(n) * n, 0.0);
         for (auto& x : a) x = cplx ? C(u(gen), u(gen)) : C(u(gen), 0.0);
         for (int j = 0; j < n; ++j)
@@ -186,7 +234,8 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
             }
             res = gnorm > 0 ? std::sqrt(res) / gnorm : std::sqrt(res);
             orth = std::sqrt(orth);
-            EXPECT_LE(res, tol) << "residual, matrix " << b;
+            const double allowance = form == Form::bisect && !known[b].empty() ? cluster_allowance(known[b]) : 0.0;
+            EXPECT_LE(res, tol + allowance) << "residual, matrix " << b;
             EXPECT_LE(orth, tol) << "orthogonality, matrix " << b;
             worst_res = std::max(worst_res, res);
             worst_orth = std::max(worst_orth, orth);
@@ -213,21 +262,27 @@ TYPED_TEST_SUITE(CudaSymmetricEig, EigTypes);
 
 TYPED_TEST(CudaSymmetricEig, GramMatricesAtManyOrders) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
-    for (Form form : {Form::fused, Form::split}) {
-        const int top = max_order<TypeParam>(form);
-        for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, 237, 256, 301, top}) {
-            if (n > top || (n > 200 && n < top && form == Form::fused)) continue;
+    for (Form form : {Form::fused, Form::split, Form::bisect}) {
+        const int top = std::min(max_order<TypeParam>(form), 520);  // (520: the host check's time)
+        for (int n : {1, 2, 3, 5, 31, 64, 97, 128, 163, 200, 237, 256, 301, 337, 400, top}) {
+            if (n > top || (n > 200 && n < top && form == Form::fused) || (n > 301 && n < top && form == Form::split)) continue;
             std::vector<Mat> mats;
             for (int b = 0; b < 5; ++b) mats.push_back(this->gram(n));
             this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "random Gram", form);
         }
+    }
+    for (int n : {64, 400}) {
+        std::vector<Mat> mats;
+        for (int b = 0; b < 3; ++b) mats.push_back(this->gram(n, 0.0));
+        this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "Gram of [0, 1) entries", Form::bisect);
     }
 }
 
 TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
     for (const auto& [n, form] : {std::pair{4, Form::fused}, {60, Form::fused}, {128, Form::fused}, {150, Form::fused},
-                                  {4, Form::split}, {60, Form::split}, {150, Form::split}, {max_order<TypeParam>(Form::split), Form::split}}) {
+                                  {4, Form::split}, {60, Form::split}, {150, Form::split}, {max_order<TypeParam>(Form::split), Form::split},
+                                  {4, Form::bisect}, {60, Form::bisect}, {401, Form::bisect}}) {
         std::vector<Mat> mats;
         std::vector<std::vector<double>> spectra;
         auto add = [&](std::vector<double> l) {
@@ -254,7 +309,8 @@ TYPED_TEST(CudaSymmetricEig, KnownSpectra) {
 TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
     for (const auto& [n, form] : {std::pair{3, Form::fused}, {64, Form::fused}, {150, Form::fused}, {3, Form::split},
-                                  {150, Form::split}, {std::min(250, max_order<TypeParam>(Form::split)), Form::split}}) {
+                                  {150, Form::split}, {std::min(250, max_order<TypeParam>(Form::split)), Form::split},
+                                  {3, Form::bisect}, {150, Form::bisect}, {390, Form::bisect}}) {
         Mat diag(std::size_t(n) * n, 0.0), tri(std::size_t(n) * n, 0.0), eye(std::size_t(n) * n, 0.0);
         std::vector<double> dl(n), ones(n, 1.0);
         for (int i = 0; i < n; ++i) {
@@ -272,14 +328,19 @@ TYPED_TEST(CudaSymmetricEig, StructuredMatrices) {
     }
 }
 
-/// Orders beyond the split form's largest (its packed triangle past the shared memory) and
-/// below 1 are refused before anything runs.
-TYPED_TEST(CudaSymmetricEig, SplitRefusesOrdersOutsideItsRange) {
+/// Orders beyond the split form's largest (its packed triangle past the shared memory) or the
+/// bisection form's (one thread an eigenvalue in a block), and below 1, are refused before
+/// anything runs.
+TYPED_TEST(CudaSymmetricEig, FormsRefuseOrdersOutsideTheirRange) {
     SKIP_WITHOUT_CUDA("the symmetric eigensolver");
     using D = cuda::device_scalar_t<TypeParam>;
     for (const int n : {max_order<TypeParam>(Form::split) + 1, 0}) {
         SCOPED_TRACE("n = " + std::to_string(n));
         EXPECT_EQ(cuda::launch_symmetric_eig_split<D>(nullptr, nullptr, nullptr, n, 1, nullptr, 1, nullptr), cudaErrorInvalidValue);
+    }
+    for (const int n : {cuda::kBisectMaxOrder + 1, 0}) {
+        SCOPED_TRACE("bisect, n = " + std::to_string(n));
+        EXPECT_THROW(cuda::symmetric_eig_bisect<D>(nullptr, nullptr, nullptr, n, 1, nullptr, 1, nullptr, nullptr), Error);
     }
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
@@ -297,7 +358,7 @@ TYPED_TEST(CudaSymmetricEig, NonFiniteInputReportsInfo) {
     g[0 * nn + 5] = this->to_t(C(std::numeric_limits<double>::quiet_NaN(), 0));
     const double inf = std::numeric_limits<double>::infinity();
     g[2 * nn + 3 * n + 1] = this->to_t(this->cplx ? C(0, inf) : C(inf, 0));  // (row 1, column 3: upper triangle)
-    for (Form form : {Form::fused, Form::split}) {
+    for (Form form : {Form::fused, Form::split, Form::bisect}) {
         SCOPED_TRACE(name(form));
         const EigResult<T> r = run_kernel(g, n, batch, form);
         if (!r.ran) return;

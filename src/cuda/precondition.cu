@@ -1,29 +1,34 @@
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
 // single precision, its eigenvectors (our symmetric_eigensolver.cuh where the matrix fits its
-// shared memory, symmetric_eigensolver_split.cuh where its packed triangle does, else
-// cuSOLVER's batched syev/heev; ascending eigenvalues),
+// shared memory, symmetric_eigensolver_split.cuh where its packed triangle does,
+// symmetric_eigensolver_bisect.cuh up to order 512, else cuSOLVER's batched syev/heev;
+// ascending eigenvalues),
 // X = those vectors in descending order in the working precision; in single precision from
 // order 256 (refine_wanted), one step of Ogita and Aishima's refinement in the working
 // precision (refine_kernel: X <- X (I + E), which corrects the eigenvectors that G resolves,
 // and X's orthogonality, to first order); two
 // Newton-Schulz steps X <- X (3I - X^H X) / 2, three after a refinement (each takes an
-// orthogonality error d to about 0.75 d^2); V0 = X, W <- W V0, V_W <- V0. Every product is a
+// orthogonality error d to about 0.75 d^2), with a safeguard that drops the preconditioning
+// of a matrix whose X the last step cannot finish; V0 = X, W <- W V0, V_W <- V0. Every product is a
 // strided-batched GEMM (cuBLAS; the tensor cores in double precision).
 #include "cuda/precondition.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "cuda/batched_gemm.hpp"
 #include "cuda/blocked_kernels.cuh"
 #include "cuda/check.hpp"
 #include "cuda/device_attribute.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/library_handles.hpp"
 #include "cuda/symmetric_eigensolver.cuh"
+#include "cuda/symmetric_eigensolver_bisect.cuh"
 #include "cuda/symmetric_eigensolver_split.cuh"
 
 namespace batchsvd::cuda {
@@ -44,29 +49,7 @@ template <class DT> constexpr cudaDataType cuda_type() {
 template <class DT>
 void gemm_batched(cublasHandle_t h, bool adjoint, int m, int n, int k, const DT* A, int lda, long long sa,
                   const DT* B, int ldb, long long sb, DT* C, int ldc, long long sc, int batch) {
-    using R = core::real_of_t<DT>;
-    const cublasOperation_t op = !adjoint ? CUBLAS_OP_N : core::is_complex_v<DT> ? CUBLAS_OP_C : CUBLAS_OP_T;
-    if constexpr (std::is_same_v<DT, float>) {
-        const float one = 1, zero = 0;
-        BATCHSVD_CUBLAS_CHECK(cublasSgemmStridedBatched(h, op, CUBLAS_OP_N, m, n, k, &one, A, lda, sa, B, ldb, sb,
-                                                        &zero, C, ldc, sc, batch));
-    } else if constexpr (std::is_same_v<DT, double>) {
-        const double one = 1, zero = 0;
-        BATCHSVD_CUBLAS_CHECK(cublasDgemmStridedBatched(h, op, CUBLAS_OP_N, m, n, k, &one, A, lda, sa, B, ldb, sb,
-                                                        &zero, C, ldc, sc, batch));
-    } else if constexpr (std::is_same_v<R, float>) {
-        const cuComplex one{1, 0}, zero{0, 0};
-        BATCHSVD_CUBLAS_CHECK(cublasCgemmStridedBatched(h, op, CUBLAS_OP_N, m, n, k, &one,
-                                                        reinterpret_cast<const cuComplex*>(A), lda, sa,
-                                                        reinterpret_cast<const cuComplex*>(B), ldb, sb, &zero,
-                                                        reinterpret_cast<cuComplex*>(C), ldc, sc, batch));
-    } else {
-        const cuDoubleComplex one{1, 0}, zero{0, 0};
-        BATCHSVD_CUBLAS_CHECK(cublasZgemmStridedBatched(h, op, CUBLAS_OP_N, m, n, k, &one,
-                                                        reinterpret_cast<const cuDoubleComplex*>(A), lda, sa,
-                                                        reinterpret_cast<const cuDoubleComplex*>(B), ldb, sb, &zero,
-                                                        reinterpret_cast<cuDoubleComplex*>(C), ldc, sc, batch));
-    }
+    gemm_strided<DT>(h, adjoint, false, m, n, k, 1, A, lda, sa, B, ldb, sb, 0, C, ldc, sc, batch);
 }
 
 template <class To, class From> __device__ __forceinline__ To convert(const From& x) {
@@ -123,6 +106,41 @@ template <class DT> __global__ void newton_schulz_middle_kernel(const DT* X, DT*
         const DT half = core::scale(X[i], R(-0.5));  // 1.5 I - X / 2
         Y[i] = k % unsigned(N) == k / unsigned(N) ? detail::add(half, DT(R(1.5))) : half;
     }
+}
+
+/// The preconditioner's safeguard, one block a matrix: flags[b] = 1 where the last
+/// Newton-Schulz step's input X is not orthogonal enough for that step to finish it (||X^H X -
+/// I||_F above sqrt(N u): the step leaves about 0.75 times its square, and N u is the
+/// orthogonality the sweeps keep), else 0; P = X^H X (the
+/// step's own product). reset_flagged_kernel then makes those V0 the identity, so that such a
+/// matrix is solved without preconditioning rather than with a V0 that is not orthogonal to
+/// rounding. No eigensolver is known to trip it; it covers inputs nobody has tried (session 22).
+template <class DT>
+__global__ void __launch_bounds__(256) newton_schulz_check_kernel(const DT* P, int* flags, int N, index_t batch) {
+    using R = core::real_of_t<DT>;
+    __shared__ R red[256 / 32 + 1];
+    const index_t nn = index_t(N) * N;
+    for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
+        const DT* pm = P + b * nn;
+        R e2 = 0;
+        for (int c = 0; c < N; ++c)
+            for (int r = threadIdx.x; r < N; r += blockDim.x) {
+                const DT x = pm[r + index_t(c) * N];
+                e2 += core::abs2(r == c ? detail::add(x, DT(R(-1))) : x);
+            }
+        e2 = detail::block_sum<256>(e2, red);
+        if (threadIdx.x == 0) flags[b] = !(e2 <= R(N) * std::numeric_limits<R>::epsilon() / 2);  // (NaN too)
+        __syncthreads();  // (red is the next matrix's)
+    }
+}
+
+template <class DT> __global__ void __launch_bounds__(256) reset_flagged_kernel(DT* V0, const int* flags, int N, index_t batch) {
+    using R = core::real_of_t<DT>;
+    const index_t nn = index_t(N) * N;
+    for (index_t b = blockIdx.x; b < batch; b += gridDim.x)
+        if (flags[b])
+            for (int c = 0; c < N; ++c)
+                for (int r = threadIdx.x; r < N; r += blockDim.x) V0[b * nn + r + index_t(c) * N] = DT(R(r == c ? 1 : 0));
 }
 
 /// Largest ||E||_F the refinement step keeps (refine_kernel): the orthogonality error of X F
@@ -243,8 +261,17 @@ template <class DT> bool refine_wanted(index_t N) {
 enum class EigForm {
     fused,     ///< symmetric_eigensolver.cuh, one kernel, the matrix in one block's shared memory
     split,     ///< symmetric_eigensolver_split.cuh, three kernels, the packed triangle in it
+    bisect,    ///< symmetric_eigensolver_bisect.cuh, bisection and inverse iteration, G in L2
     cusolver,  ///< cuSOLVER's syevBatched / heevBatched
 };
+
+/// The largest order that takes the bisection form by default. Session 22 (H100, float64, the
+/// whole solve with the bisection form against BATCHSVD_CUDA_EIGENSOLVER=cusolver in one run,
+/// bench/results/h100/2026-11-26-s22/c4_*.csv): 50 x 384^2 23.6 against 33.8 ms, 50 x 512^2
+/// 43.1 against 59.8, 100 x 512^2 68.3 against 101.6, 50 x 640^2 110 against 113.5, 20 x
+/// 1024^2 341 against 212 (past 512 its reduction runs one thread a row, and its time grows
+/// faster than cuSOLVER's).
+inline constexpr index_t kBisectFormUpTo = 512;
 
 /// The eigensolver for order N: the fused form below order 160 real, 128 complex (where it fits:
 /// order 236 real, 166 complex on an H100 or H200), the split form from there wherever its
@@ -260,28 +287,46 @@ enum class EigForm {
 /// library (c12): complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched. The split
 /// form in the library (session 21, float64 1000 x N^2 with the whole solve timed; H100,
 /// bench/results/h100/2026-11-26-s21/): see that folder's README.
+/// Past the split form, the bisection form up to kBisectFormUpTo, cuSOLVER's beyond.
 /// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits,
-/// also where the fused form would (benchmarks and tests).
+/// also where the fused form would, =bisect the bisection form up to its largest order (1024)
+/// (benchmarks and tests).
 template <class DT> EigForm eigensolver_form(index_t N) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return EigForm::cusolver;
     const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
     const bool split_fits = N <= split_eig_max_order<low_t<DT>>(optin);
     if (v && std::string(v) == "split" && split_fits) return EigForm::split;
+    if (v && std::string(v) == "bisect" && N <= kBisectMaxOrder) return EigForm::bisect;
     constexpr index_t split_from = core::is_complex_v<DT> ? 128 : 160;
     if (N < split_from && N <= symmetric_eig_max_order<low_t<DT>>(optin)) return EigForm::fused;
-    return split_fits ? EigForm::split : EigForm::cusolver;
+    if (split_fits) return EigForm::split;
+    return N <= kBisectFormUpTo ? EigForm::bisect : EigForm::cusolver;
 }
 
-/// The split eigensolver on the batch, its workspace in chunks of matrices that take at most a
-/// quarter of the device memory free now.
-template <class LT> void split_eigensolve(LT* g, float* lambda, int* info, int n, index_t batch, cudaStream_t stream) {
+/// Matrices a chunk of an eigensolver's workspace holds (per bytes a matrix): at most a quarter
+/// of the device memory free now.
+index_t workspace_chunk(std::size_t per, index_t batch) {
     std::size_t free_bytes = 0, total_bytes = 0;
     BATCHSVD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return std::clamp<index_t>(index_t(free_bytes / 4 / per), 1, std::min<index_t>(batch, INT_MAX));
+}
+
+/// The split eigensolver on the batch, its workspace in chunks (workspace_chunk).
+template <class LT> void split_eigensolve(LT* g, float* lambda, int* info, int n, index_t batch, cudaStream_t stream) {
     const std::size_t per = split_eig_matrix_bytes<LT>(n);
-    const index_t chunk = std::clamp<index_t>(index_t(free_bytes / 4 / per), 1, batch);
+    const index_t chunk = workspace_chunk(per, batch);
     DeviceBuffer<unsigned char> ws(std::size_t(chunk) * per, stream);
     BATCHSVD_CUDA_CHECK(launch_symmetric_eig_split(g, lambda, info, n, batch, ws.get(), chunk, stream));
+}
+
+/// The bisection form on the batch, its workspace in chunks (workspace_chunk).
+template <class LT>
+void bisect_eigensolve(LT* g, float* lambda, int* info, int n, index_t batch, cublasHandle_t blas, cudaStream_t stream) {
+    const std::size_t per = bisect_eig_matrix_bytes<LT>(n);
+    const index_t chunk = workspace_chunk(per, batch);
+    DeviceBuffer<unsigned char> ws(std::size_t(chunk) * per, stream);
+    symmetric_eig_bisect(g, lambda, info, n, batch, ws.get(), chunk, blas, stream);
 }
 
 }  // namespace
@@ -311,6 +356,8 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
         BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
     } else if (form == EigForm::split) {
         split_eigensolve(g.get(), lambda.get(), info.get(), n, batch, stream);
+    } else if (form == EigForm::bisect) {
+        bisect_eigensolve(g.get(), lambda.get(), info.get(), n, batch, h.blas, stream);
     } else {
         // Its eigenvectors by cuSOLVER, over batches that keep its index arithmetic in 32 bits.
         const index_t part = eigensolve_batch(N, batch);
@@ -359,9 +406,16 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
         newton_schulz_middle_kernel<DT><<<stride_blocks(batch * nn), 256, 0, stream>>>(other, z.get(), n, batch * nn);
         BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_middle_kernel");
         DT* next = step == ns_steps - 1 && p.V ? p.V : other;
+        if (step == ns_steps - 1) {  // (the eigensolve's info is spent: it takes the flags)
+            newton_schulz_check_kernel<DT><<<per_matrix, 256, 0, stream>>>(other, info.get(), n, batch);
+            BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_check_kernel");
+        }
         gemm_batched<DT>(h.blas, false, n, n, n, cur, n, nn, z.get(), n, nn, next, n, nn, b);
         cur = next;
     }
+
+    reset_flagged_kernel<DT><<<per_matrix, 256, 0, stream>>>(cur, info.get(), n, batch);
+    BATCHSVD_CUDA_CHECK_LAUNCH("reset_flagged_kernel");
 
     // W <- W V0: the product lands in whichever M x N buffer does not hold V0, which then
     // becomes the working matrix (W's old buffer is freed with it, stream-ordered).
