@@ -521,8 +521,8 @@ TYPED_TEST(CudaDevice, BlockedMaskedBatchMixesEasyAndHard) {
 /// precision (precondition.hpp): the six families, square, tall, wide, both block widths, odd
 /// and prime orders, in every precision (float and complex64 take it only when asked); the
 /// eigensolve in each of its forms (precondition.cu's eigensolver_form: the fused one at orders
-/// 33 and 61 and real 131 and 150; the split one at 181, real 257 and complex 131 and 150;
-/// cuSOLVER's at complex 257).
+/// 33 and 61 and real 131 and 150; the split one at 181, real 257 and complex 131 and 150; the
+/// bisection form at complex 257, 401 and 347 (wide); cuSOLVER's at 523).
 TYPED_TEST(CudaDevice, PreconditionedFamiliesAndShapes) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
@@ -530,8 +530,22 @@ TYPED_TEST(CudaDevice, PreconditionedFamiliesAndShapes) {
         for (auto [m, n, batch, nb] : {std::tuple<index_t, index_t, index_t, int>{33, 33, 4, 16},
                                        {97, 61, 3, 16}, {61, 97, 3, 32}, {131, 131, 3, 32},
                                        {211, 150, 2, 16}, {150, 211, 2, 32}, {181, 181, 2, 32},
-                                       {257, 257, 1, 32}})
+                                       {257, 257, 1, 32}, {401, 401, 1, 32}, {347, 600, 1, 16},
+                                       {523, 523, 1, 32}})
             expect_family_accurate<T>(f, m, n, batch, preconditioned(nb));
+}
+
+/// The preconditioner's safeguard (precondition.cu's newton_schulz_check_kernel): a basis that
+/// the Newton-Schulz steps cannot make orthogonal (the first matrix's, zeroed by the test hook
+/// BATCHSVD_CUDA_PRECONDITION_FAULT; W V0 would be zero) is replaced by the identity, and every
+/// matrix of the batch is still accurate.
+TYPED_TEST(CudaDevice, PreconditionSafeguardDropsABadBasis) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    const ScopedEnv fault("BATCHSVD_CUDA_PRECONDITION_FAULT", "1");
+    for (testing::Family f : {testing::Family::random, testing::Family::geo})
+        for (auto [m, n, batch] : {std::tuple<index_t, index_t, index_t>{90, 70, 3}, {401, 401, 1}})
+            expect_family_accurate<T>(f, m, n, batch, preconditioned());
 }
 
 /// Preconditioning changes only the start of the iteration: a preconditioned solve converges in

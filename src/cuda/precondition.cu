@@ -1,7 +1,8 @@
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
 // single precision, its eigenvectors (our symmetric_eigensolver.cuh where the matrix fits its
 // shared memory, symmetric_eigensolver_split.cuh where its packed triangle does,
-// symmetric_eigensolver_bisect.cuh up to order 512, else cuSOLVER's batched syev/heev;
+// symmetric_eigensolver_bisect.cuh up to order 512 in batches of two or more, else cuSOLVER's
+// batched syev/heev;
 // ascending eigenvalues),
 // X = those vectors in descending order in the working precision; in single precision from
 // order 256 (refine_wanted), one step of Ogita and Aishima's refinement in the working
@@ -257,21 +258,18 @@ template <class DT> bool refine_wanted(index_t N) {
     return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
 }
 
-/// Which eigensolver the preconditioner takes for order N.
-enum class EigForm {
-    fused,     ///< symmetric_eigensolver.cuh, one kernel, the matrix in one block's shared memory
-    split,     ///< symmetric_eigensolver_split.cuh, three kernels, the packed triangle in it
-    bisect,    ///< symmetric_eigensolver_bisect.cuh, bisection and inverse iteration, G in L2
-    cusolver,  ///< cuSOLVER's syevBatched / heevBatched
-};
+using EigForm = PreconditionEigensolver;
 
-/// The largest order that takes the bisection form by default. Session 22 (H100, float64, the
-/// whole solve with the bisection form against BATCHSVD_CUDA_EIGENSOLVER=cusolver in one run,
+/// The bisection form's range by default: orders past the split form up to 512, batches of two
+/// or more. Session 22 (H100, float64, the whole solve
+/// with the bisection form against BATCHSVD_CUDA_EIGENSOLVER=cusolver in one run,
 /// bench/results/h100/2026-11-26-s22/c4_*.csv): 50 x 384^2 23.6 against 33.8 ms, 50 x 512^2
 /// 43.1 against 59.8, 100 x 512^2 68.3 against 101.6, 50 x 640^2 110 against 113.5, 20 x
 /// 1024^2 341 against 212 (past 512 its reduction runs one thread a row, and its time grows
-/// faster than cuSOLVER's).
-inline constexpr index_t kBisectFormUpTo = 512;
+/// faster than cuSOLVER's); complex128 50 x 300^2 25.6 against 38.7, 20 x 512^2 55.2 against
+/// 68.1, complex64 50 x 400^2 43.8 against 58.0, float32 50 x 512^2 42.0 against 55.4 (c5). One
+/// matrix goes to cuSOLVER, whose eigensolve of a single matrix is fast (c8).
+template <class DT> bool bisect_form_wanted(index_t N, index_t batch) { return N <= 512 && batch >= 2; }
 
 /// The eigensolver for order N: the fused form below order 160 real, 128 complex (where it fits:
 /// order 236 real, 166 complex on an H100 or H200), the split form from there wherever its
@@ -287,11 +285,11 @@ inline constexpr index_t kBisectFormUpTo = 512;
 /// library (c12): complex64 1000 x 160^2 44.4-45.8 against 66-68 with heevBatched. The split
 /// form in the library (session 21, float64 1000 x N^2 with the whole solve timed; H100,
 /// bench/results/h100/2026-11-26-s21/): see that folder's README.
-/// Past the split form, the bisection form up to kBisectFormUpTo, cuSOLVER's beyond.
+/// Past the split form, the bisection form where bisect_form_wanted, else cuSOLVER's.
 /// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits,
 /// also where the fused form would, =bisect the bisection form up to its largest order (1024)
 /// (benchmarks and tests).
-template <class DT> EigForm eigensolver_form(index_t N) {
+template <class DT> EigForm eigensolver_form(index_t N, index_t batch) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
     if (v && std::string(v) == "cusolver") return EigForm::cusolver;
     const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
@@ -301,7 +299,7 @@ template <class DT> EigForm eigensolver_form(index_t N) {
     constexpr index_t split_from = core::is_complex_v<DT> ? 128 : 160;
     if (N < split_from && N <= symmetric_eig_max_order<low_t<DT>>(optin)) return EigForm::fused;
     if (split_fits) return EigForm::split;
-    return N <= kBisectFormUpTo ? EigForm::bisect : EigForm::cusolver;
+    return bisect_form_wanted<DT>(N, batch) ? EigForm::bisect : EigForm::cusolver;
 }
 
 /// Matrices a chunk of an eigensolver's workspace holds (per bytes a matrix): at most a quarter
@@ -350,7 +348,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
-    const EigForm form = eigensolver_form<DT>(N);
+    const EigForm form = eigensolver_form<DT>(N, batch);
     if (form == EigForm::fused) {
         // Its eigenvectors, by our own kernels, where they fit.
         BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
@@ -381,6 +379,8 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     }
     eigenbasis_kernel<DT><<<per_matrix, 256, 0, stream>>>(g.get(), info.get(), p.state, x.get(), n, batch);
     BATCHSVD_CUDA_CHECK_LAUNCH("eigenbasis_kernel");
+    if (std::getenv("BATCHSVD_CUDA_PRECONDITION_FAULT"))  // (a test hook: the first basis zero, for the safeguard)
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(x.get(), 0, std::size_t(nn) * sizeof(DT), stream));
     DT* cur = x.get();  // the basis so far, N x N (stride N^2 in any of the buffers)
 
     // The refinement step in the working precision: Y = W X, S = Y^H Y, P = X^H X, F from S and
@@ -425,11 +425,13 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     p.W = w.get();
 }
 
-template <class DT> bool precondition_eigensolve_is_cusolver(index_t N) { return eigensolver_form<DT>(N) == EigForm::cusolver; }
+template <class DT> PreconditionEigensolver precondition_eigensolver(index_t N, index_t batch) {
+    return eigensolver_form<DT>(N, batch);
+}
 
 #define BATCHSVD_PRECONDITION_INSTANTIATE_(DT) \
     template void precondition_working_matrices<DT>(BlockedParams<DT>&, DeviceBuffer<DT>&, const HandleSet&, cudaStream_t); \
-    template bool precondition_eigensolve_is_cusolver<DT>(index_t);
+    template PreconditionEigensolver precondition_eigensolver<DT>(index_t, index_t);
 BATCHSVD_PRECONDITION_INSTANTIATE_(float)
 BATCHSVD_PRECONDITION_INSTANTIATE_(double)
 BATCHSVD_PRECONDITION_INSTANTIATE_(dev_complex<float>)

@@ -42,9 +42,17 @@ std::size_t precondition_workspace_bytes(index_t M, index_t N, std::size_t tsize
 template <class DT>
 void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, const HandleSet& h, cudaStream_t stream);
 
-/// Whether the preconditioner's eigensolve at order N is cuSOLVER's (a call that waits on the
-/// host) rather than one of our kernels' (launches only): the blocked path's two halves
-/// overlap only around the latter past order 256 (svd_cuda.cu's blocked_halves).
-template <class DT> bool precondition_eigensolve_is_cusolver(index_t N);
+/// The preconditioner's single-precision eigensolvers (precondition.cu's eigensolver_form).
+enum class PreconditionEigensolver {
+    fused,     ///< symmetric_eigensolver.cuh, one kernel, the matrix in one block's shared memory
+    split,     ///< symmetric_eigensolver_split.cuh, three kernels, the packed triangle in it
+    bisect,    ///< symmetric_eigensolver_bisect.cuh, bisection and inverse iteration, G in L2
+    cusolver,  ///< cuSOLVER's syevBatched / heevBatched, a call that waits on the host
+};
+
+/// The eigensolver the preconditioner takes for `batch` matrices of order N (the blocked path's
+/// two halves overlap only around our kernels past order 256, svd_cuda.cu's blocked_halves, and
+/// which batches the preconditioning pays for depends on it, use_precondition).
+template <class DT> PreconditionEigensolver precondition_eigensolver(index_t N, index_t batch);
 
 }  // namespace batchsvd::cuda

@@ -393,12 +393,22 @@ template <class T> constexpr index_t precondition_min_order() {
 /// as for 50. The rule leaves out what lost or was not measured: orders below 128 in batches
 /// under 100 (100 x 96^2 was measured: 2.05 against 2.14), orders 257-1023 in batches of 2-19
 /// (5 and 10 x 512^2 lost; 10 x 256^2 and 10 x 1024^2 won), orders above 4096, and shapes
-/// taller than 8:1.
+/// taller than 8:1. Session 22's bisection eigensolver (orders up to 512 in batches of two or
+/// more) made batches of 4-19 win where it runs (below), so there only batches of 2-3 are left
+/// out.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
     if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
     if (N < precondition_min_order<T>() || N > 4096 || M > 8 * N) return false;  // (beyond: not measured)
     if (N < 128 && batch < 100) return false;
-    return !(N > 256 && N < 1024 && batch > 1 && batch < 20);
+    // Small batches of orders 257-1023 lost with cuSOLVER's eigensolve (session 18) and still
+    // do with the split form (session 22, c8: float64 5 x 300^2 9.70 against 9.57 ms, 10 x
+    // 320^2 10.59 against 10.37); with the bisection form from 4 matrices they win (c7, c8: 4 x
+    // 400^2 14.4 against 16.7, 5 x 512^2 22.5 against 24.1, 10 x 512^2 26.0 against 34.8,
+    // complex128 10 x 512^2 42.4 against 58.3, complex64 5 x 400^2 21.3 against 23.6; but 2 x
+    // 512^2 20.1 against 16.9, 3 x 512^2 20.7 against 17.3, 2 x 384^2 11.5 against 11.1).
+    using DT = device_scalar_t<T>;
+    const bool bisect = precondition_eigensolver<DT>(N, std::max<index_t>(batch, 2)) == PreconditionEigensolver::bisect;
+    return !(N > 256 && N < 1024 && batch > 1 && batch < (bisect ? 4 : 20));
 }
 
 /// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
@@ -431,7 +441,8 @@ template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return false;
     if (v && std::string(v) == "2") return true;
-    return precondition && N >= 128 && (N <= 256 || !precondition_eigensolve_is_cusolver<device_scalar_t<T>>(N)) &&
+    return precondition && N >= 128 &&
+           (N <= 256 || precondition_eigensolver<device_scalar_t<T>>(N, batch / 2) != PreconditionEigensolver::cusolver) &&
            batch * N * N >= (index_t(1) << 23) && use_precondition<T>(M, N, batch / 2, opts);
 }
 
