@@ -727,7 +727,8 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     always.precondition = PreconditionMode::always;
     never.precondition = PreconditionMode::never;
     // float64: from order 40 to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
-    // more; orders 257-1023 not in batches of 2-19
+    // more; orders 257-1023 not in batches of 2-19, except where the eigensolve is the
+    // bisection form (real orders 337-512 on an H100 or H200): not in batches of 2-3
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 1000, a));
     EXPECT_TRUE(cuda::preconditions<double>(40, 40, 1000, a));
     EXPECT_TRUE(cuda::preconditions<double>(64, 64, 1000, a));
@@ -738,8 +739,14 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 10, a));
     EXPECT_TRUE(cuda::preconditions<double>(512, 512, 1, a));
     EXPECT_FALSE(cuda::preconditions<double>(512, 512, 2, a));
-    EXPECT_FALSE(cuda::preconditions<double>(512, 512, 19, a));
+    EXPECT_FALSE(cuda::preconditions<double>(512, 512, 3, a));
+    EXPECT_TRUE(cuda::preconditions<double>(512, 512, 4, a));
     EXPECT_TRUE(cuda::preconditions<double>(512, 512, 20, a));
+    EXPECT_FALSE(cuda::preconditions<double>(300, 300, 5, a));
+    EXPECT_FALSE(cuda::preconditions<double>(300, 300, 19, a));
+    EXPECT_TRUE(cuda::preconditions<double>(300, 300, 20, a));
+    EXPECT_FALSE(cuda::preconditions<double>(600, 600, 10, a));
+    EXPECT_TRUE(cuda::preconditions<double>(600, 600, 20, a));
     EXPECT_TRUE(cuda::preconditions<double>(1024, 1024, 10, a));
     EXPECT_TRUE(cuda::preconditions<double>(4096, 4096, 1, a));
     EXPECT_FALSE(cuda::preconditions<double>(4097, 4097, 1, a));
@@ -753,7 +760,9 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(1024, 1024, 20, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<float>>(56, 56, 1000, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(55, 55, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 3, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(600, 600, 10, a));
     EXPECT_TRUE(cuda::preconditions<float>(56, 56, 1000, a));
     EXPECT_FALSE(cuda::preconditions<float>(55, 55, 1000, a));
     EXPECT_TRUE(cuda::preconditions<float>(2048, 2048, 20, a));

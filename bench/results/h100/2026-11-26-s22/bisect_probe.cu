@@ -9,7 +9,7 @@
 // Then, for matrices 0 and 1, in double on the host: ||G Z - Z diag(lambda)||_F / ||G||_F and
 // ||Z^T Z - I||_F for bisect and cusolver, the largest eigenvalue difference between them
 // relative to lambda_max, and every matrix's info.
-//   bisect_probe [n:batch ...]
+//   bisect_probe [n:batch ...]   (PROBE_ONLY_BISECT=1: the bisection form alone, for the sanitizers)
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <curand.h>
@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -148,6 +149,10 @@ int main(int argc, char** argv) {
             CK(cudaMemcpy(zb.data(), W, 2 * nn * 4, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(lb.data(), lam, 2 * n * 4, cudaMemcpyDeviceToHost));
             CK(cudaFree(ws));
+        }
+        if (std::getenv("PROBE_ONLY_BISECT")) {
+            CK(cudaFree(A)); CK(cudaFree(G)); CK(cudaFree(W)); CK(cudaFree(lam)); CK(cudaFree(info));
+            continue;
         }
         // split
         if (n <= batchsvd::cuda::split_eig_max_order<float>(std::size_t(optin))) {
