@@ -178,11 +178,14 @@ template <class T> class CudaSymmetricEig : public ::testing::Test {
         }
     }
     /// A^H A, A n x n with entries uniform on [lo, 1] (the preconditioner's Gram matrices; lo =
-    /// 0 gives one eigenvalue far above the rest, whose gaps are then tiny relative to ||G||).
-    Mat gram(int n, double lo = -1) {
+    /// 0 gives one eigenvalue far above the rest, whose gaps are then tiny relative to ||G||),
+    /// column j scaled by 10^(-grade j / (n - 1)) (a graded spectrum, down to 10^(-2 grade)).
+    Mat gram(int n, double lo = -1, double grade = 0) {
         std::uniform_real_distribution<double> u(lo, 1);
         Mat a(std::size_t(n) * n), g(std::size_t(n) * n, 0.0);
         for (auto& x : a) x = cplx ? C(u(gen), u(gen)) : C(u(gen), 0.0);
+        for (int j = 0; j < n; ++j)
+            for (int i = 0; i < n; ++i) a[i + std::size_t(j) * n] *= std::pow(10.0, -grade * j / std::max(n - 1, 1));
         for (int j = 0; j < n; ++j)
             for (int i = 0; i <= j; ++i) {
                 C s = 0;
@@ -275,6 +278,9 @@ TYPED_TEST(CudaSymmetricEig, GramMatricesAtManyOrders) {
         std::vector<Mat> mats;
         for (int b = 0; b < 3; ++b) mats.push_back(this->gram(n, 0.0));
         this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "Gram of [0, 1) entries", Form::bisect);
+        mats.clear();
+        for (int b = 0; b < 4; ++b) mats.push_back(this->gram(n, -1.0, 10.0));
+        this->check(mats, n, std::vector<std::vector<double>>(mats.size()), "Gram of graded columns", Form::bisect);
     }
 }
 

@@ -31,6 +31,13 @@
 #define CS(x) do { cusolverStatus_t s_ = (x); if (s_ != CUSOLVER_STATUS_SUCCESS) { std::fprintf(stderr, "%d cusolver %d\n", __LINE__, int(s_)); std::exit(1); } } while (0)
 #define CR(x) do { if ((x) != CURAND_STATUS_SUCCESS) { std::fprintf(stderr, "%d curand\n", __LINE__); std::exit(1); } } while (0)
 
+__global__ void grade_columns(float* a, int n, std::size_t total) {
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x) {
+        const int col = int((i / n) % n);
+        a[i] *= exp10f(-10.0f * col / float(n > 1 ? n - 1 : 1));
+    }
+}
+
 __global__ void affine(float* a, std::size_t n) {
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
         a[i] = 2.f * a[i] - 1.f;
@@ -92,6 +99,7 @@ int main(int argc, char** argv) {
     for (const auto& c : cases) {
         const int n = std::stoi(c.substr(0, c.find(':'))), batch = std::stoi(c.substr(c.find(':') + 1));
         const bool unit = c.size() > 3 && c.substr(c.size() - 3) == ":01";
+        const bool geo = c.size() > 4 && c.substr(c.size() - 4) == ":geo";
         const std::size_t nn = std::size_t(n) * n;
         float *A, *G, *W, *lam;
         int* info;
@@ -102,6 +110,7 @@ int main(int argc, char** argv) {
         CK(cudaMalloc(&info, batch * 4));
         CR(curandGenerateUniform(gen, A, nn * batch));
         if (!unit) affine<<<1024, 256>>>(A, nn * batch);
+        if (geo) grade_columns<<<1024, 256>>>(A, n, nn * batch);
         const float one = 1, zero = 0;
         CB(cublasSgemmStridedBatched(blas, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, A, n, nn, A, n, nn, &zero, G, n, nn, batch));
         CK(cudaStreamSynchronize(st));
@@ -145,7 +154,7 @@ int main(int argc, char** argv) {
             CK(cudaMalloc(&ws, per * batch));
             std::vector<double> ph;
             const double ms = timed([&] { batchsvd::cuda::symmetric_eig_bisect<float>(W, lam, info, n, batch, ws, batch, blas, st, marks); }, &ph);
-            std::printf("%d%s,%d,bisect,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", n, unit ? "u" : "", batch, ms, ph[0], ph[1], ph[2], ph[3], bad_infos());
+            std::printf("%d%s,%d,bisect,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", n, unit ? "u" : geo ? "g" : "", batch, ms, ph[0], ph[1], ph[2], ph[3], bad_infos());
             CK(cudaMemcpy(zb.data(), W, 2 * nn * 4, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(lb.data(), lam, 2 * n * 4, cudaMemcpyDeviceToHost));
             CK(cudaFree(ws));
@@ -161,7 +170,7 @@ int main(int argc, char** argv) {
             unsigned char* ws;
             CK(cudaMalloc(&ws, per * chunk));
             const double ms = timed([&] { CK(batchsvd::cuda::launch_symmetric_eig_split(W, lam, info, n, batch, ws, chunk, st)); }, nullptr);
-            std::printf("%d%s,%d,split,%.3f,,,,,%d\n", n, unit ? "u" : "", batch, ms, bad_infos());
+            std::printf("%d%s,%d,split,%.3f,,,,,%d\n", n, unit ? "u" : geo ? "g" : "", batch, ms, bad_infos());
             CK(cudaFree(ws));
         }
         // cusolver
@@ -176,7 +185,7 @@ int main(int argc, char** argv) {
                 CS(cusolverDnXsyevBatched(sol, par, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_UPPER, n, CUDA_R_32F, W, n, CUDA_R_32F,
                                           lam, CUDA_R_32F, dw, dbytes, hw.data(), hbytes, info, batch));
             }, nullptr);
-            std::printf("%d%s,%d,cusolver,%.3f,,,,,%d\n", n, unit ? "u" : "", batch, ms, bad_infos());
+            std::printf("%d%s,%d,cusolver,%.3f,,,,,%d\n", n, unit ? "u" : geo ? "g" : "", batch, ms, bad_infos());
             CK(cudaMemcpy(zc.data(), W, 2 * nn * 4, cudaMemcpyDeviceToHost));
             CK(cudaMemcpy(lc.data(), lam, 2 * n * 4, cudaMemcpyDeviceToHost));
             CK(cudaFree(dw));
