@@ -5,7 +5,10 @@
 // left (the split form's QL iteration would be about 200K dependent rotations at 512):
 //  1. bisect_reduce_kernel, one block a matrix: the Householder reduction of the split form
 //     (tridiagonalize_lower, two threads a row) on the full matrix in global memory (L2: 1 MB a
-//     matrix at order 512), in the workspace's copy of G; then the reflectors' vectors made
+//     matrix at order 512), in the workspace's copy of G scaled to a largest entry in [1, 2),
+//     columns whose squared norm below the subdiagonal is under 2^-80 dropped (their squares
+//     underflow, and a reflector on an inexact norm is not orthogonal: Q's orthogonality was
+//     2.6e-4 on Gram matrices of graded columns without it); then the reflectors' vectors made
 //     explicit (v_k[k + 1] = 1, zeros above) for the back-transform's GEMMs.
 //  2. bisect_vectors_kernel, one block a matrix, one thread an eigenvalue: T scaled to norm 1
 //     and split where |e_i| <= kBisectSplitTol (blocks of T are then independent); eigenvalue
@@ -13,10 +16,10 @@
 //     iteration from a pseudo-random start (Gaussian elimination with partial pivoting of T -
 //     lambda I, as LAPACK's slagtf / slagts, tiny pivots replaced by kBisectTinyPivot); then,
 //     where consecutive eigenvalues of a block are closer than kBisectClusterGap, the cluster's
-//     vectors taken together by subspace iteration (Gram-Schmidt, a step of every member, twice;
-//     the whole block at a time): these are the clusters that the arithmetic cannot resolve
-//     (u / gap > 0.06), whose vectors from independent iterations may be nearly parallel; the
-//     eigenvalues' ranks.
+//     vectors orthonormalised together (classical Gram-Schmidt twice, the whole block at a
+//     time, with a further step of inverse iteration for a member that Gram-Schmidt mostly
+//     removed): these are the clusters that the arithmetic cannot resolve (u / gap > 0.06),
+//     whose vectors from independent iterations may be nearly parallel; the eigenvalues' ranks.
 //  3. bisect_gather_kernel: the vectors (stored a row element at a time across threads) into
 //     Z's columns in ascending order.
 //  4. Three Newton-Schulz steps Z <- Z (3I - Z^T Z) / 2 (cuBLAS, single precision): inverse
@@ -31,10 +34,10 @@
 // cluster (above) the vectors are an orthonormal basis of the cluster's invariant subspace,
 // not its eigenvectors, so that there the residual is about the cluster's width, not u ||T||
 // (the preconditioner cannot use those directions anyway: the Jacobi sweeps resolve them).
-// Differs from LAPACK's sstein in the clusters (every vector iterated at once, then subspace
-// iteration over each cluster, then the Newton-Schulz steps over all vectors, instead of
-// reorthogonalising inside every step one vector after another) and in the fixed numbers of
-// steps.
+// Differs from LAPACK's sstein in the clusters (every vector iterated at once, then
+// Gram-Schmidt over the cluster with a further step only for a member that Gram-Schmidt
+// mostly removed, then the Newton-Schulz steps over all vectors, instead of reorthogonalising
+// inside every step one vector after another) and in the fixed numbers of steps.
 // Session 22 (H100, 50 random Gram matrices of order 512, bench/results/h100/2026-11-26-s22/
 // c4_bisect_probe.csv): 17.2 ms (reduction 10.7, bisection and vectors 2.8, Newton-Schulz 2.5,
 // back-transform 1.2) against syevBatched's 27.2; at order 384 9.4 against 17.4. The reduction,
@@ -121,6 +124,7 @@ __global__ void __launch_bounds__(Rows * Subs) bisect_reduce_kernel(const T* G, 
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     T* w = reinterpret_cast<T*>(smem_bytes);
     T* red = w + std::size_t(Subs) * n;
+    __shared__ int big_bits[1];
     const BisectLayout lay = bisect_layout<T>(n);
     const int nn = n * n;
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -130,16 +134,30 @@ __global__ void __launch_bounds__(Rows * Subs) bisect_reduce_kernel(const T* G, 
         float* d = reinterpret_cast<float*>(base + lay.de);
         const T* g = G + b * index_t(nn);
         bool bad = false;
+        float big = 0;
         for (int at = threadIdx.x; at < nn; at += Threads) {
             const T x = g[at];
             bad |= !core::is_finite(x);
+            big = fmaxf(big, float(core::abs_of(x)));
             a[at] = x;
         }
+        if (threadIdx.x == 0) *big_bits = 0;
         if (__syncthreads_or(bad)) {
             if (threadIdx.x == 0) info[b] = -1;
             continue;
         }
-        tridiagonalize_lower<Threads, Subs>(a, FullLower{n}, n, d, d + n, tau, w, red);
+        atomicMax(big_bits, __float_as_int(big));  // (non-negative floats order as ints)
+        __syncthreads();
+        // G scaled by a power of two to a largest entry in [1, 2) (exact), so that the
+        // reduction's dropping threshold, 2^-80 in squared norm, is relative to it.
+        const float largest = __int_as_float(*big_bits);
+        const int ex = largest > 0 ? -ilogbf(largest) : 0;
+        if (ex != 0)
+            for (int at = threadIdx.x; at < nn; at += Threads) a[at] = core::scale(a[at], ldexpf(1.0f, ex));
+        __syncthreads();
+        tridiagonalize_lower<Threads, Subs>(a, FullLower{n}, n, d, d + n, tau, w, red, 0x1p-80f);
+        if (ex != 0)
+            for (int i = threadIdx.x; i < 2 * n; i += Threads) d[i] = ldexpf(d[i], -ex);
         for (int at = threadIdx.x; at < nn; at += Threads) {
             const int k = at / n, i = at - k * n;
             if (i <= k + 1 || k + 1 >= n) a[at] = T(i == k + 1 ? 1.0f : 0.0f);
@@ -234,7 +252,7 @@ __device__ inline bool inverse_iterate(const float* d, const float* e, int s, in
 
 /// Phase 2 for each matrix (one block of Threads threads, n <= Threads): see the top of the
 /// file. Shared memory: d, e, e^2, the eigenvalues (6 n floats with the blocks' bounds), the
-/// clusters (3 n ints), the Gram-Schmidt coefficients (n floats) and the partial sums.
+/// clusters (2 n ints), the Gram-Schmidt coefficients (n floats) and the partial sums.
 template <class T, int Threads>
 __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* ws, float* lambda, int* info, int n,
                                                                   index_t batch) {
@@ -249,8 +267,7 @@ __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* 
     int* bend = bstart + n;
     int* cl_start = bend + n;
     int* cl_size = cl_start + n;
-    int* member = cl_size + n;  // 1 where eigenvalue j is in a cluster
-    float* red = reinterpret_cast<float*>(member + n);  // W x 33, then one
+    float* red = reinterpret_cast<float*>(cl_size + n);  // W x 33, then one
     __shared__ int s_norm_bits, s_clusters;
     const BisectLayout lay = bisect_layout<T>(n);
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -327,33 +344,25 @@ __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* 
             for (int j = 0; j < n;) {
                 int m = j + 1;
                 while (m < n && bstart[m] == bstart[j] && lam[m] - lam[m - 1] < kBisectClusterGap) ++m;
-                for (int q = j; q < m; ++q) member[q] = m - j > 1;
                 if (m - j > 1) cl_start[count] = j, cl_size[count] = m - j, ++count;
                 j = m;
             }
             s_clusters = count;
         }
         __syncthreads();
-        // Each cluster's vectors as a block, by subspace iteration: orthonormalised (classical
-        // Gram-Schmidt twice, member after member: the coefficients against the earlier members
-        // with lanes over members (coalesced) and warps over rows, then the update with threads
-        // over rows), then every member one more inverse iteration step (its own thread, its
-        // own shift), twice, then orthonormalised once more. The steps take out what
-        // Gram-Schmidt leaves from outside the cluster where it removed most of a member (its
-        // vector largely in the earlier members' span): sstein orthogonalises inside every
-        // step for the same reason.
+        // Each cluster's vectors orthonormalised in order, classical Gram-Schmidt twice: the
+        // coefficients against the earlier members with lanes over members (coalesced) and
+        // warps over rows, then the update with threads over rows. Where that took more than a
+        // tenth of a member's norm (its vector was largely in the earlier members' span, so
+        // what is left is mostly rounding from outside the cluster), one more step of inverse
+        // iteration from what is left (one thread), and Gram-Schmidt again; twice at most
+        // (sstein reorthogonalises inside every step instead).
         const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-        for (int round = 0; round < 3 && s_clusters > 0 && !bad; ++round) {
-            if (round > 0) {
-                for (int j = threadIdx.x; j < n; j += Threads)
-                    if (member[j]) bad |= !inverse_iterate(d, e, bstart[j], bend[j], lam[j], zr, u4, n, j, 1);
-                bad = __syncthreads_or(bad);
-                if (bad) break;
-            }
-            for (int c = 0; c < s_clusters; ++c) {
-                const int c0 = cl_start[c], size = cl_size[c], s = bstart[c0], t = bend[c0];
-                for (int m = c0; m < c0 + size; ++m) {
-                    for (int pass = 0; pass < 2 && m > c0; ++pass) {
+        for (int c = 0; c < s_clusters && !bad; ++c) {
+            const int c0 = cl_start[c], size = cl_size[c], s = bstart[c0], t = bend[c0];
+            for (int m = c0 + 1; m < c0 + size && !bad; ++m) {
+                for (int attempt = 0;; ++attempt) {
+                    for (int pass = 0; pass < 2; ++pass) {
                         for (int tile = c0; tile < m; tile += 32) {
                             const int mp = tile + lane;
                             float acc = 0;
@@ -379,9 +388,18 @@ __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* 
                     for (int i = s + threadIdx.x; i < t; i += Threads) nrm += zr[std::size_t(i) * n + m] * zr[std::size_t(i) * n + m];
                     block_partials<Threads>(nrm, red);
                     __syncthreads();
-                    const float f = rsqrtf(block_partials_total<Threads>(red));
+                    const float left = block_partials_total<Threads>(red);  // (the member had norm 1)
+                    __syncthreads();  // (red)
+                    if (left < 0.81f && attempt < 2) {
+                        if (threadIdx.x == 0) bad |= !inverse_iterate(d, e, s, t, lam[m], zr, u4, n, m, 1);
+                        bad = __syncthreads_or(bad);
+                        if (bad) break;
+                        continue;
+                    }
+                    const float f = rsqrtf(left);
                     for (int i = s + threadIdx.x; i < t; i += Threads) zr[std::size_t(i) * n + m] *= f;
-                    __syncthreads();  // (red, and the member for the next one's coefficients)
+                    __syncthreads();  // (the member, for the next one's coefficients)
+                    break;
                 }
             }
         }
@@ -517,7 +535,7 @@ void symmetric_eig_bisect(T* G, float* lambda, int* info, int n, index_t batch, 
     const BisectLayout lay = bisect_layout<T>(n);
     const int sub = n <= 512 ? 2 : 1, vthreads = 1024;
     const std::size_t reduce_bytes = (std::size_t(sub) * n + 64) * sizeof(T);
-    const std::size_t vec_bytes = std::size_t(10) * n * 4 + (vthreads / 32 * 33 + 1) * 4;
+    const std::size_t vec_bytes = std::size_t(9) * n * 4 + (vthreads / 32 * 33 + 1) * 4;
     const auto reduce = detail::bisect_reduce_kernel_for<T>(n);
     BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes)));
     BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(detail::bisect_vectors_kernel<T, 1024>,

@@ -120,9 +120,14 @@ struct PackedLower {
 /// v (p^H v is linear in them) behind one more barrier; the rank-2 update writes the lower
 /// triangle only, with Subs > 1 rows k+1+p and n-1-p on the same threads and each pair's
 /// columns split four ways (rows are i - k long here: the last rows alone would set the step's
-/// time). Four barriers a step (three when Subs = 1).
+/// time). Four barriers a step (three when Subs = 1). A column whose squared norm below the
+/// subdiagonal is under drop2 has that part set to zero (its reflector is then the identity or
+/// a phase): a norm from squares that underflow is inexact, and a reflector built on it is not
+/// unitary (the bisection form scales its matrices to a largest entry in [1, 2) and drops below
+/// 2^-80; the other callers pass 0, as before).
 template <int Threads, int Subs, class T, class Layout>
-__device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, float* e, T* tau, T* w, T* red) {
+__device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, float* e, T* tau, T* w, T* red,
+                                     float drop2 = 0.0f) {
     constexpr int W = Threads / 32, RT = Threads / Subs;
     static_assert(RT % 32 == 0, "a warp's threads share their slot");
     constexpr int sh = Layout::shrink;
@@ -138,7 +143,10 @@ __device__ void tridiagonalize_lower(T* a, const Layout L, int n, float* d, floa
     float xnorm2 = block_partials_total<Threads>(red_norm);
     for (int k = 0; k + 1 < n; ++k) {
         T* col = a + (L.col(k) - k);  // col[i] = (i, k), i >= k
-        const Reflector<T> h = householder_reflector(col[k + 1], sqrtf(xnorm2));
+        const bool drop = xnorm2 < drop2;  // (uniform) The tail is dropped: see drop2 above.
+        if (drop)
+            for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = T(0.0f);
+        const Reflector<T> h = householder_reflector(col[k + 1], drop ? 0.0f : sqrtf(xnorm2));
         const T t = h.tau;
         if (!h.identity)
             for (int i = k + 2 + threadIdx.x; i < n; i += Threads) col[i] = mul(col[i], h.inv);
