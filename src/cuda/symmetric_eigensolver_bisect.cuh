@@ -39,8 +39,9 @@
 // mostly removed, then the Newton-Schulz steps over all vectors, instead of reorthogonalising
 // inside every step one vector after another) and in the fixed numbers of steps.
 // Session 22 (H100, 50 random Gram matrices of order 512, bench/results/h100/2026-11-26-s22/
-// c4_bisect_probe.csv): 17.2 ms (reduction 10.7, bisection and vectors 2.8, Newton-Schulz 2.5,
-// back-transform 1.2) against syevBatched's 27.2; at order 384 9.4 against 17.4. The reduction,
+// c15_probe.csv, the final code): 18.0 ms (reduction 11.5, bisection and vectors 2.7,
+// Newton-Schulz 2.5, back-transform 1.2) against syevBatched's 25.9 (c4); on the benchmark's
+// [0, 1) inputs 20.9 against 26.9; at order 400 (graded columns) 8.5. The reduction,
 // one block a matrix with the trailing matrix in L2, is the part to make faster next; past
 // 512 it runs one thread a row and loses to cuSOLVER (1024: 140 ms for 10 matrices).
 #pragma once
