@@ -260,8 +260,8 @@ template <class DT> bool refine_wanted(index_t N) {
 
 using EigForm = PreconditionEigensolver;
 
-/// The bisection form's range by default: orders past the split form up to 512, batches of two
-/// or more. Session 22 (H100, float64, the whole solve
+/// The bisection form's range by default: orders past the split form up to
+/// kPreconditionBisectUpTo, batches of two or more. Session 22 (H100, float64, the whole solve
 /// with the bisection form against BATCHSVD_CUDA_EIGENSOLVER=cusolver in one run,
 /// bench/results/h100/2026-11-26-s22/c4_*.csv): 50 x 384^2 23.6 against 33.8 ms, 50 x 512^2
 /// 43.1 against 59.8, 100 x 512^2 68.3 against 101.6, 50 x 640^2 110 against 113.5, 20 x
@@ -269,7 +269,7 @@ using EigForm = PreconditionEigensolver;
 /// faster than cuSOLVER's); complex128 50 x 300^2 25.6 against 38.7, 20 x 512^2 55.2 against
 /// 68.1, complex64 50 x 400^2 43.8 against 58.0, float32 50 x 512^2 42.0 against 55.4 (c5). One
 /// matrix goes to cuSOLVER, whose eigensolve of a single matrix is fast (c8).
-template <class DT> bool bisect_form_wanted(index_t N, index_t batch) { return N <= 512 && batch >= 2; }
+template <class DT> bool bisect_form_wanted(index_t N, index_t batch) { return N <= kPreconditionBisectUpTo && batch >= 2; }
 
 /// The eigensolver for order N: the fused form below order 160 real, 128 complex (where it fits:
 /// order 236 real, 166 complex on an H100 or H200), the split form from there wherever its

@@ -50,6 +50,17 @@ enum class PreconditionEigensolver {
     cusolver,  ///< cuSOLVER's syevBatched / heevBatched, a call that waits on the host
 };
 
+/// The largest order whose eigensolve (of two or more matrices) takes the bisection form.
+inline constexpr index_t kPreconditionBisectUpTo = 512;
+
+/// The orders whose eigensolve of two or more matrices is the bisection form on an H100 or H200
+/// (past the split form's 336 real, 237 complex, up to kPreconditionBisectUpTo), as a constant
+/// for rules that must not need a device (svd_cuda.cu's use_precondition); with less shared
+/// memory the split form ends earlier and those rules stay on their cautious side.
+template <class DT> constexpr bool precondition_bisect_orders(index_t N) {
+    return N > (core::is_complex_v<DT> ? 237 : 336) && N <= kPreconditionBisectUpTo;
+}
+
 /// The eigensolver the preconditioner takes for `batch` matrices of order N (the blocked path's
 /// two halves overlap only around our kernels past order 256, svd_cuda.cu's blocked_halves, and
 /// which batches the preconditioning pays for depends on it, use_precondition).

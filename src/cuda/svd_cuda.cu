@@ -406,8 +406,8 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
     // 400^2 14.4 against 16.7, 5 x 512^2 22.5 against 24.1, 10 x 512^2 26.0 against 34.8,
     // complex128 10 x 512^2 42.4 against 58.3, complex64 5 x 400^2 21.3 against 23.6; but 2 x
     // 512^2 20.1 against 16.9, 3 x 512^2 20.7 against 17.3, 2 x 384^2 11.5 against 11.1).
-    using DT = device_scalar_t<T>;
-    const bool bisect = precondition_eigensolver<DT>(N, std::max<index_t>(batch, 2)) == PreconditionEigensolver::bisect;
+    // (A constant range, not the device's: this rule must not need a device.)
+    const bool bisect = precondition_bisect_orders<device_scalar_t<T>>(N);
     return !(N > 256 && N < 1024 && batch > 1 && batch < (bisect ? 4 : 20));
 }
 
