@@ -258,8 +258,6 @@ template <class DT> bool refine_wanted(index_t N) {
     return std::is_same_v<core::real_of_t<DT>, float> && N >= kRefineMinOrder;
 }
 
-using EigForm = PreconditionEigensolver;
-
 /// The bisection form's range by default: orders past the split form up to
 /// kPreconditionBisectUpTo, batches of two or more. Session 22 (H100, float64, the whole solve
 /// with the bisection form against BATCHSVD_CUDA_EIGENSOLVER=cusolver in one run,
@@ -289,17 +287,17 @@ template <class DT> bool bisect_form_wanted(index_t N, index_t batch) { return N
 /// BATCHSVD_CUDA_EIGENSOLVER=cusolver takes cuSOLVER's, =split the split form wherever it fits,
 /// also where the fused form would, =bisect the bisection form up to its largest order (1024)
 /// (benchmarks and tests).
-template <class DT> EigForm eigensolver_form(index_t N, index_t batch) {
+template <class DT> PreconditionEigensolver eigensolver_form(index_t N, index_t batch) {
     const char* v = std::getenv("BATCHSVD_CUDA_EIGENSOLVER");
-    if (v && std::string(v) == "cusolver") return EigForm::cusolver;
+    if (v && std::string(v) == "cusolver") return PreconditionEigensolver::cusolver;
     const std::size_t optin = std::size_t(device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin));
     const bool split_fits = N <= split_eig_max_order<low_t<DT>>(optin);
-    if (v && std::string(v) == "split" && split_fits) return EigForm::split;
-    if (v && std::string(v) == "bisect" && N <= kBisectMaxOrder) return EigForm::bisect;
+    if (v && std::string(v) == "split" && split_fits) return PreconditionEigensolver::split;
+    if (v && std::string(v) == "bisect" && N <= kBisectMaxOrder) return PreconditionEigensolver::bisect;
     constexpr index_t split_from = core::is_complex_v<DT> ? 128 : 160;
-    if (N < split_from && N <= symmetric_eig_max_order<low_t<DT>>(optin)) return EigForm::fused;
-    if (split_fits) return EigForm::split;
-    return bisect_form_wanted<DT>(N, batch) ? EigForm::bisect : EigForm::cusolver;
+    if (N < split_from && N <= symmetric_eig_max_order<low_t<DT>>(optin)) return PreconditionEigensolver::fused;
+    if (split_fits) return PreconditionEigensolver::split;
+    return bisect_form_wanted<DT>(N, batch) ? PreconditionEigensolver::bisect : PreconditionEigensolver::cusolver;
 }
 
 /// Matrices a chunk of an eigensolver's workspace holds (per bytes a matrix): at most a quarter
@@ -348,13 +346,13 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
-    const EigForm form = eigensolver_form<DT>(N, batch);
-    if (form == EigForm::fused) {
+    const PreconditionEigensolver form = eigensolver_form<DT>(N, batch);
+    if (form == PreconditionEigensolver::fused) {
         // Its eigenvectors, by our own kernels, where they fit.
         BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
-    } else if (form == EigForm::split) {
+    } else if (form == PreconditionEigensolver::split) {
         split_eigensolve(g.get(), lambda.get(), info.get(), n, batch, stream);
-    } else if (form == EigForm::bisect) {
+    } else if (form == PreconditionEigensolver::bisect) {
         bisect_eigensolve(g.get(), lambda.get(), info.get(), n, batch, h.blas, stream);
     } else {
         // Its eigenvectors by cuSOLVER, over batches that keep its index arithmetic in 32 bits.

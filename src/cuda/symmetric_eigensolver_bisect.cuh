@@ -125,7 +125,6 @@ __global__ void __launch_bounds__(Rows * Subs) bisect_reduce_kernel(const T* G, 
     extern __shared__ __align__(16) unsigned char smem_bytes[];
     T* w = reinterpret_cast<T*>(smem_bytes);
     T* red = w + std::size_t(Subs) * n;
-    __shared__ int big_bits[1];
     const BisectLayout lay = bisect_layout<T>(n);
     const int nn = n * n;
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -140,25 +139,20 @@ __global__ void __launch_bounds__(Rows * Subs) bisect_reduce_kernel(const T* G, 
             const T x = g[at];
             bad |= !core::is_finite(x);
             big = fmaxf(big, float(core::abs_of(x)));
-            a[at] = x;
         }
-        if (threadIdx.x == 0) *big_bits = 0;
         if (__syncthreads_or(bad)) {
             if (threadIdx.x == 0) info[b] = -1;
             continue;
         }
-        atomicMax(big_bits, __float_as_int(big));  // (non-negative floats order as ints)
-        __syncthreads();
-        // G scaled by a power of two to a largest entry in [1, 2) (exact), so that the
-        // reduction's dropping threshold, 2^-80 in squared norm, is relative to it.
-        const float largest = __int_as_float(*big_bits);
-        const int ex = largest > 0 ? -ilogbf(largest) : 0;
-        if (ex != 0)
-            for (int at = threadIdx.x; at < nn; at += Threads) a[at] = core::scale(a[at], ldexpf(1.0f, ex));
+        // G into the workspace scaled by a power of two to a largest entry in [1, 2) (exact),
+        // so that the reduction's dropping threshold, 2^-80 in squared norm, is relative to it.
+        const float largest = block_max<Threads>(big, reinterpret_cast<float*>(red));
+        const float f = ldexpf(1.0f, largest > 0 ? -ilogbf(largest) : 0);
+        for (int at = threadIdx.x; at < nn; at += Threads) a[at] = core::scale(g[at], f);
         __syncthreads();
         tridiagonalize_lower<Threads, Subs>(a, FullLower{n}, n, d, d + n, tau, w, red, 0x1p-80f);
-        if (ex != 0)
-            for (int i = threadIdx.x; i < 2 * n; i += Threads) d[i] = ldexpf(d[i], -ex);
+        if (f != 1.0f)
+            for (int i = threadIdx.x; i < 2 * n; i += Threads) d[i] /= f;
         for (int at = threadIdx.x; at < nn; at += Threads) {
             const int k = at / n, i = at - k * n;
             if (i <= k + 1 || k + 1 >= n) a[at] = T(i == k + 1 ? 1.0f : 0.0f);
@@ -269,7 +263,7 @@ __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* 
     int* cl_start = bend + n;
     int* cl_size = cl_start + n;
     float* red = reinterpret_cast<float*>(cl_size + n);  // W x 33, then one
-    __shared__ int s_norm_bits, s_clusters;
+    __shared__ int s_clusters;
     const BisectLayout lay = bisect_layout<T>(n);
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
         if (info[b] != 0) continue;  // (uniform)
@@ -279,14 +273,11 @@ __global__ void __launch_bounds__(Threads) bisect_vectors_kernel(unsigned char* 
         float* zr = reinterpret_cast<float*>(base + lay.zr);
         float4* u4 = reinterpret_cast<float4*>(base + lay.u4);
         // T's norm (Gershgorin: the largest |d_i| + |e_{i-1}| + |e_i|), then T / norm, split.
-        if (threadIdx.x == 0) s_norm_bits = 0;
-        __syncthreads();
         float part = 0;
         for (int i = threadIdx.x; i < n; i += Threads)
             part = fmaxf(part, fabsf(de[i]) + fabsf(de[n + i]) + (i > 0 ? fabsf(de[n + i - 1]) : 0.0f));
-        atomicMax(&s_norm_bits, __float_as_int(part));  // (non-negative floats order as ints)
-        __syncthreads();
-        const float tnorm = __int_as_float(s_norm_bits) > 0 ? __int_as_float(s_norm_bits) : 1.0f;
+        const float largest = block_max<Threads>(part, red);
+        const float tnorm = largest > 0 ? largest : 1.0f;
         const float inv = 1.0f / tnorm;
         for (int i = threadIdx.x; i < n; i += Threads) {
             d[i] = de[i] * inv;
@@ -429,10 +420,10 @@ __global__ void __launch_bounds__(256) bisect_gather_kernel(unsigned char* ws, c
         const index_t b = blk / (tiles * tiles);
         const int ti = int(blk % (tiles * tiles)) / tiles, tj = int(blk % tiles);
         if (info[b] != 0) continue;  // (uniform)
-        const unsigned char* base = ws + std::size_t(b) * lay.bytes;
+        unsigned char* base = ws + std::size_t(b) * lay.bytes;
         const float* zr = reinterpret_cast<const float*>(base + lay.zr);
         const int* rank = reinterpret_cast<const int*>(base + lay.rank);
-        float* za = const_cast<float*>(reinterpret_cast<const float*>(base + lay.za()));
+        float* za = reinterpret_cast<float*>(base + lay.za());
         for (int r = ty; r < 32; r += 8) {
             const int i = ti * 32 + r, j = tj * 32 + tx;
             tile[r][tx] = i < n && j < n ? zr[std::size_t(i) * n + j] : 0.0f;
