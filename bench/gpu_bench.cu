@@ -70,7 +70,7 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
-#include "cuda/fused_plan.hpp"
+#include "cuda/fused/fused_plan.hpp"
 #include "gpu_errors.hpp"
 #include "lapack_loop.hpp"
 #include "testing/error_measures.hpp"

@@ -2,8 +2,8 @@
 // doubles with P = 1 (real) or 2 (complex) doubles per element, column-major.
 #include "gpu_errors.hpp"
 
-#include "cuda/check.hpp"
-#include "cuda/device_buffer.hpp"
+#include "cuda/common/check.hpp"
+#include "cuda/common/device_buffer.hpp"
 
 #include <cublas_v2.h>
 #include <cuComplex.h>

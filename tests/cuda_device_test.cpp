@@ -19,7 +19,7 @@
 
 #include "batchsvd/batchsvd.hpp"
 #include "cuda_test_support.hpp"
-#include "cuda/fused_plan.hpp"
+#include "cuda/fused/fused_plan.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
 
@@ -550,7 +550,7 @@ TYPED_TEST(CudaDevice, PreconditionSafeguardDropsABadBasis) {
 
 /// Preconditioning changes only the start of the iteration: a preconditioned solve converges in
 /// fewer sweeps than a plain one on the same random matrices (in float64 at 128^2, plain solves
-/// take about 10 sweeps and preconditioned ones 4: session 16), and is deterministic.
+/// take about 10 sweeps and preconditioned ones 4, measured on the H100), and is deterministic.
 TYPED_TEST(CudaDevice, PreconditionedNeedsFewerSweeps) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
@@ -645,7 +645,7 @@ TYPED_TEST(CudaDevice, BlockedSkippingIsExact) {
 }
 
 /// A preconditioned batch run as two interleaved halves on two streams (blocked_path.cu's
-/// run_blocked, svd_cuda.cu's blocked_halves; forced, as a batch this small does not take them by itself): every matrix accurate
+/// run_blocked, dispatch.cu's blocked_halves; forced, as a batch this small does not take them by itself): every matrix accurate
 /// and its info where it belongs (a NaN matrix in each half), the singular values those of one
 /// stream (BATCHSVD_CUDA_BLOCKED_SLICES=1), tall and wide, an odd batch.
 TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {
@@ -700,7 +700,7 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     EXPECT_TRUE(pre(cuda::solve_path<T>(700, 200, 1, preconditioned())));
     EXPECT_FALSE(pre(cuda::solve_path<T>(256, 256, 1000, never)));
     // The preconditioned blocked path goes before the fused kernel where the rule
-    // preconditions, and before QR up to 4:1 (svd_cuda.cu's blocked_beats_fused, use_qr).
+    // preconditions, and before QR up to 4:1 (dispatch.cu's blocked_beats_fused, use_qr).
     EXPECT_TRUE(pre(cuda::solve_path<T>(64, 64, 1000, {})));
     EXPECT_EQ(cuda::solve_path<T>(64, 64, 10, {}).find(" pre"), std::string::npos);
     EXPECT_TRUE(pre(cuda::solve_path<T>(256, 64, 1000, {})));
@@ -718,8 +718,8 @@ TYPED_TEST(CudaDevice, PreconditionAutomaticChoice) {
     }
 }
 
-/// The automatic rule by precision, order, shape and batch (svd_cuda.cu's use_precondition,
-/// session 18's measured wins), and the option's always and never. Host logic: runs without a
+/// The automatic rule by precision, order, shape and batch (dispatch.cu's use_precondition,
+/// the wins measured on the H100), and the option's always and never. Host logic: runs without a
 /// device.
 TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     const Options a{};

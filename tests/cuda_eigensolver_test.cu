@@ -1,7 +1,7 @@
 // The preconditioner's single-precision symmetric / Hermitian eigensolver
-// (src/cuda/symmetric_eigensolver.cuh, its split form for larger orders,
-// symmetric_eigensolver_split.cuh, and its bisection form past those,
-// symmetric_eigensolver_bisect.cuh), by itself on the device, real and complex: for each case
+// (src/cuda/precondition/eigensolver_fused.cuh, its split form for larger orders,
+// eigensolver_split.cuh, and its bisection form past those,
+// eigensolver_bisect.cuh), by itself on the device, real and complex: for each case
 // a batch of matrices, and per matrix info = 0, the eigenvalues ascending, ||G Z - Z
 // diag(lambda)||_F / ||G||_F and ||Z^H Z - I||_F within 4 max(n, 8) u (u = 2^-24; the
 // preconditioner needs about 1e-4), and where the spectrum is known (G = Q diag(lambda) Q^H,
@@ -22,9 +22,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "cuda/symmetric_eigensolver.cuh"
-#include "cuda/symmetric_eigensolver_bisect.cuh"
-#include "cuda/symmetric_eigensolver_split.cuh"
+#include "cuda/precondition/eigensolver_fused.cuh"
+#include "cuda/precondition/eigensolver_bisect.cuh"
+#include "cuda/precondition/eigensolver_split.cuh"
 #include "cuda_test_support.hpp"
 #include "testing/generators.hpp"
 
@@ -41,9 +41,9 @@ template <class T> struct EigResult {
     bool ran = false;
 };
 
-/// The three forms of the eigensolver: one kernel (symmetric_eigensolver.cuh), three kernels
-/// (symmetric_eigensolver_split.cuh), bisection and inverse iteration
-/// (symmetric_eigensolver_bisect.cuh).
+/// The three forms of the eigensolver: one kernel (eigensolver_fused.cuh), three kernels
+/// (eigensolver_split.cuh), bisection and inverse iteration
+/// (eigensolver_bisect.cuh).
 enum class Form { fused, split, bisect };
 inline const char* name(Form f) { return f == Form::fused ? "fused" : f == Form::split ? "split" : "bisect"; }
 
@@ -130,7 +130,7 @@ template <class T> int max_order(Form form) {
 
 /// The bisection form's residual allowance for a known spectrum l: inside a cluster it cannot
 /// resolve its vectors are an orthonormal basis of the cluster's invariant subspace, not its
-/// eigenvectors (symmetric_eigensolver_bisect.cuh), so there the residual is up to the
+/// eigenvectors (eigensolver_bisect.cuh), so there the residual is up to the
 /// cluster's width per vector. sqrt(n) times the widest run of l whose steps are below 3
 /// kBisectClusterGap max|l| (its gap is relative to T's Gershgorin norm, at most 3 ||G||_2),
 /// relative to max|l|.

@@ -1,0 +1,763 @@
+// CUDA backend: launches the tiny-matrix kernel (tiny_kernel.cuh, max(m, n) <= 4), or plans
+// and launches the fused shared-memory Jacobi kernel (fused_kernel.cuh), or, for matrices
+// that do not fit in one block's shared memory (or when Options::variant is blocked), runs the
+// blocked path (blocked_path.cu); host data is staged through device memory.
+#include "cuda/svd_cuda.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <vector>
+
+#include "cuda/blocked/blocked_path.hpp"
+#include "cuda/common/check.hpp"
+#include "cuda/common/device_attribute.hpp"
+#include "cuda/common/device_buffer.hpp"
+#include "cuda/fused/fused_plan.hpp"
+#include "cuda/fused/fused_kernel.cuh"
+#include "cuda/common/owned_stream.hpp"
+#include "cuda/precondition/precondition.hpp"
+#include "cuda/qr/qr_path.hpp"
+#include "cuda/tiny/tiny_kernel.cuh"
+#include "cuda/warp/warp_path.hpp"
+
+namespace batchsvd::cuda {
+
+bool device_available() {
+    static const bool available = [] {
+        int count = 0;
+        const cudaError_t e = cudaGetDeviceCount(&count);
+        if (e != cudaSuccess) {
+            (void)cudaGetLastError();
+            return false;
+        }
+        return count > 0;
+    }();
+    return available;
+}
+
+bool is_device_pointer(const void* p) {
+    if (!p || !device_available()) return false;
+    cudaPointerAttributes attr{};
+    const cudaError_t e = cudaPointerGetAttributes(&attr, p);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+int tiny_max_order() {
+    static const bool off = std::getenv("BATCHSVD_CUDA_NO_TINY") != nullptr;
+    return off ? 0 : kTinyMax;
+}
+
+namespace {
+
+int pow2_ceil(index_t x) {
+    int p = 1;
+    while (p < x && p < (1 << 30)) p <<= 1;
+    return p;
+}
+int pow2_floor(int x) {
+    int p = 1;
+    while (p * 2 <= x) p <<= 1;
+    return p;
+}
+
+/// Lanes per column pair forced through the environment (tuning and benchmarking only).
+int lanes_override() {
+    static const int v = [] {
+        const char* s = std::getenv("BATCHSVD_CUDA_LANES");
+        if (!s) return 0;
+        const int x = std::atoi(s);
+        return (x >= 1 && x <= 32 && (x & (x - 1)) == 0) ? x : 0;
+    }();
+    return v;
+}
+
+/// Elements of one strided operand: from the first element of matrix 0 to the last of the
+/// last matrix.
+index_t span(index_t ld, index_t stride, index_t rows, index_t cols, index_t batch) {
+    if (rows == 0 || cols == 0 || batch == 0) return 0;
+    return (batch - 1) * stride + (cols - 1) * ld + rows;
+}
+bool packed(index_t ld, index_t stride, index_t rows, index_t cols, index_t batch) {
+    return ld == rows && (batch == 1 || stride == rows * cols);
+}
+
+struct Plan {
+    bool fits = false;
+    int M = 0, N = 0, G = 0, P = 0, team_threads = 0, teams_per_block = 0;
+    TeamLayout layout;
+    unsigned grid = 0, block = 0;
+    std::size_t smem = 0;
+    /// Kernel variant: <= kSmallThreads threads per block with E = 4 register rows per lane
+    /// (registers capped for occupancy) or E = 8 (for long columns per lane), else large.
+    enum class Variant { small4, small8, large } variant = Variant::large;
+};
+
+/// Launch bounds of the two kernel variants.
+constexpr int kSmallThreads = 128;
+/// Blocks per SM the small E = 4 variant is compiled for (registers <= 65536 / (128 * this)): as many
+/// as fit without spilling the sweep loop, by the compiler's resource report.
+template <class DT> constexpr int small_min_blocks() {
+    if constexpr (core::is_complex_v<DT>) return sizeof(core::real_of_t<DT>) == 8 ? 4 : 6;
+    else return sizeof(DT) == 8 ? 5 : 8;
+}
+constexpr int kLargeThreads = 512;
+
+/// Forces the large variant (tuning and benchmarking only).
+bool force_large() {
+    static const bool v = std::getenv("BATCHSVD_CUDA_LARGE") != nullptr;
+    return v;
+}
+
+template <class T>
+Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
+    using DT = device_scalar_t<T>;
+    using R = real_t<T>;
+    Plan pl;
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    if (M > (1 << 24) || M * N > (index_t(1) << 30)) return pl;  // far beyond shared memory
+    pl.M = int(M);
+    pl.N = int(N);
+    pl.P = core::round_robin_pairs(pl.N);
+    if (pl.P > 1024) return pl;
+    // Lanes per column pair, measured on an H100 (2026-11-23; docs/paths/fused.md): real types
+    // run fastest with 1 lane up to 8 rows (16 in float64), 2 lanes up to 32 rows (more rows
+    // per lane: fewer redundant rotation computations and shuffles) and 8 lanes above; complex
+    // ones (4x the flops per row) with 4 rows per lane. The cap of 512 threads per team
+    // applies after this.
+    int G;
+    if constexpr (core::is_complex_v<DT>) G = pow2_ceil((M + 3) / 4);
+    else G = M <= (sizeof(DT) == 8 ? 16 : 8) ? 1 : M <= 32 ? 2 : 8;
+    G = std::min(G, 32);
+    if (lanes_override()) G = lanes_override();
+    if (pl.P > kLargeThreads) return pl;
+    G = std::min(G, pow2_floor(kLargeThreads / pl.P));
+    pl.G = G;
+    const int raw = pl.P * G;
+    if (raw <= 32) {
+        pl.team_threads = pow2_ceil(raw);
+        pl.teams_per_block = 128 / pl.team_threads;
+    } else {
+        pl.team_threads = (raw + 31) / 32 * 32;
+        pl.teams_per_block = 1;
+    }
+    pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R));
+
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    const int per_sm = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+    if (pl.layout.bytes > std::size_t(optin)) return pl;
+    // Teams packed into one block share its shared memory: keep a block to a quarter of an
+    // SM's, so that blocks, not just teams, fill the SM without leaving much unused.
+    const index_t pack = std::max<index_t>(1, index_t(per_sm / 4) / index_t(pl.layout.bytes));
+    pl.teams_per_block = int(std::min<index_t>(
+        {index_t(pl.teams_per_block), pack, index_t(optin / pl.layout.bytes), batch}));
+    pl.teams_per_block = std::max(1, pl.teams_per_block);
+    const index_t blocks = (batch + pl.teams_per_block - 1) / pl.teams_per_block;
+    if (blocks > INT_MAX) return pl;
+    pl.grid = unsigned(blocks);
+    pl.block = unsigned(pl.team_threads * pl.teams_per_block);
+    pl.smem = pl.layout.bytes * pl.teams_per_block;
+    const int rows_per_lane = (pl.M + G - 1) / G;
+    if (pl.block > kSmallThreads || force_large()) pl.variant = Plan::Variant::large;
+    else pl.variant = rows_per_lane > 4 ? Plan::Variant::small8 : Plan::Variant::small4;
+    pl.fits = true;
+    return pl;
+}
+
+/// The kernel variant of a plan, with its shared-memory attributes set: the dynamic limit
+/// raised past 48 KB where needed, and the largest carveout preferred, so that as many
+/// matrices as fit share an SM (left to the driver, the carveout can hold one block).
+template <class T> auto configured_kernel(const Plan& pl) {
+    using DT = device_scalar_t<T>;
+    const auto kernel =
+        pl.variant == Plan::Variant::small4
+            ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, small_min_blocks<DT>(), 4>
+        : pl.variant == Plan::Variant::small8 ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, 3, 8>
+                                              : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1, 8>;
+    if (pl.smem > 48 * 1024)
+        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 int(pl.smem)));
+    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             int(cudaSharedmemCarveoutMaxShared)));
+    return kernel;
+}
+
+/// Kernel parameters common to the fused and the tiny kernel (the team fields are the fused
+/// kernel's, filled by launch_fused).
+template <class T>
+JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t batch,
+                                               MatrixBatch<const T> a, real_t<T>* s,
+                                               index_t s_stride, MatrixBatch<T> u,
+                                               MatrixBatch<T> v, int* info, const Options& opts,
+                                               bool need_vw) {
+    using DT = device_scalar_t<T>;
+    using R = real_t<T>;
+    JacobiParams<DT> p{};
+    p.a = reinterpret_cast<const DT*>(a.data);
+    p.lda = a.ld;
+    p.stride_a = a.stride;
+    p.s = s;
+    p.s_stride = s_stride;
+    p.u = reinterpret_cast<DT*>(u.data);
+    p.ldu = u.ld;
+    p.stride_u = u.stride;
+    p.v = reinterpret_cast<DT*>(v.data);
+    p.ldv = v.ld;
+    p.stride_v = v.stride;
+    p.info = info;
+    p.batch = batch;
+    p.m = int(m);
+    p.n = int(n);
+    p.M = int(std::max(m, n));
+    p.N = int(std::min(m, n));
+    p.transpose = m < n;
+    p.compute_u = opts.compute_u;
+    p.compute_v = opts.compute_v;
+    p.need_vw = need_vw;
+    // The same threshold as the CPU backend (k u, whatever the column length).
+    p.tol = core::convergence_tolerance<R>(opts.tol_factor);
+    p.max_sweeps = opts.max_sweeps;
+    return p;
+}
+
+/// QR pre-processing on the GPU (qr_path.cu): always with qr = always; with qr = automatic where
+/// it measured faster than solving the whole matrix by Jacobi (H100, batch 1000):
+/// - real types: tall matrices (M >= 2N, M >= 128) whose panel fits in one block's shared
+///   memory (float64 1000 x 16 2.25 against 9.98 ms, 200 x 16 0.45 against 0.87, 256 x 64 14.0
+///   against 21.2, 128 x 32 1.5 against 2.0; float32 1000 x 16 1.61 against 2.85). Below 128
+///   rows the fused kernel is as fast or faster (float64 100 x 16 0.38 against 0.37, 48 x 16
+///   0.29 against 0.34; float32 0.27 against 0.31); panels beyond shared memory are factored
+///   in global memory, which measured slower (2000 x 16 8.56 against 7.62 ms, 500 x 100 103
+///   against 78 ms).
+/// - complex types: as real ones, and also from M >= 3N below 128 rows and, at 16 columns,
+///   beyond shared memory (complex64 100 x 16 0.41 against 0.95 ms, 64 x 16 0.34 against 0.44,
+///   48 x 16 0.41 against 0.44, 2000 x 16 8.8 against 9.3; complex128 100 x 16 0.58 against
+///   1.47, 48 x 16 0.52 against 0.61, 1000 x 16 8.1 against 11.5, 2000 x 16 15.7 against 20.6;
+///   2026-11-24). Wider complex panels beyond shared memory were not measured and stay with
+///   Jacobi.
+/// - but up to 4:1 where the blocked path is preconditioned (use_precondition) that wins
+///   (2026-11-26, H200 and H100, 1000 matrices, ms, QR against the blocked path
+///   preconditioned): float64 128 x 64 5.67 against 2.91, 256 x 64 10.2 against 3.71;
+///   float32 256 x 64 4.85 against 3.39, 200 x 100 12.8 against 9.79; complex64 256 x 64 10.3
+///   against 5.25; complex128 128 x 64 10.6 against 5.86.
+template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts);
+
+/// Whether the automatic rule sends an M x N batch (M >= N) to the preconditioned blocked path
+/// ahead of QR (use_qr) and of the fused kernel (blocked_beats_fused): where use_precondition
+/// takes it, up to 4:1 (the measurements are use_qr's and blocked_beats_fused's). Under the
+/// automatic rule only: `always` and `never` choose whether the blocked path preconditions,
+/// not whether a matrix takes it.
+template <class T> bool preconditioned_route(index_t M, index_t N, index_t batch, const Options& opts) {
+    return opts.precondition == PreconditionMode::automatic && M <= 4 * N && use_precondition<T>(M, N, batch, opts);
+}
+
+template <class T> bool use_qr(index_t m, index_t n, index_t batch, const Options& opts) {
+    if (opts.qr == QrMode::always) return true;
+    if (opts.qr == QrMode::never || opts.variant != JacobiVariant::automatic) return false;
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    if (preconditioned_route<T>(M, N, batch, opts)) return false;
+    const bool fits = std::size_t(M) * std::size_t(N) * sizeof(T) <= qr_panel_smem_limit();
+    const bool real_rule = M >= 2 * N && M >= 128 && fits;
+    if constexpr (core::is_complex_v<T>) return real_rule || (M >= 3 * N && (fits || N <= 16));
+    else return real_rule;
+}
+
+/// The tiny kernel is used up to kTinyMax rows and columns, unless the environment turns it
+/// off (benchmarking the fused kernel on the same sizes).
+bool use_tiny(index_t m, index_t n) { return std::max(m, n) <= tiny_max_order(); }
+
+/// The warp kernel's plan for an m x n batch: the sizes warp_plan takes, unless the blocked
+/// variant is forced or BATCHSVD_CUDA_NO_WARP is set (read on every call: benchmarks and tests
+/// compare it with the fused kernel on the same sizes).
+template <class T> WarpPlan choose_warp(index_t m, index_t n, const Options& opts) {
+    if (opts.variant == JacobiVariant::blocked || std::getenv("BATCHSVD_CUDA_NO_WARP")) return {};
+    return warp_plan<T>(std::max(m, n), std::min(m, n));
+}
+
+template <class T>
+void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                 const Options& opts, bool need_vw, cudaStream_t stream) {
+    using DT = device_scalar_t<T>;
+    const auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
+    const index_t blocks = (batch + kTinyThreads - 1) / kTinyThreads;
+    if (blocks > INT_MAX)
+        throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
+    // Register arrays of the matrix's own order: at 10^6 x 3x3 float32 this took the kernel
+    // from 4.6x to 3.6x the memory floor (H100, 2026-11-24; docs/paths/tiny.md).
+    const index_t order = std::max(m, n);
+    const auto kernel = order > 3 ? &tiny_jacobi_kernel<DT, kTinyMax>
+                        : order == 3 ? &tiny_jacobi_kernel<DT, 3>
+                                     : &tiny_jacobi_kernel<DT, 2>;
+    kernel<<<unsigned(blocks), kTinyThreads, tiny_smem_bytes<DT>(), stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("tiny_jacobi_kernel");
+}
+
+template <class T>
+void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
+                  real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                  const Options& opts, bool need_vw, cudaStream_t stream) {
+    auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
+    p.G = pl.G;
+    p.P = pl.P;
+    p.team_threads = pl.team_threads;
+    p.teams_per_block = pl.teams_per_block;
+    p.layout = pl.layout;
+    const auto kernel = configured_kernel<T>(pl);
+    kernel<<<pl.grid, pl.block, pl.smem, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
+}
+
+/// Runs solve(p) over consecutive chunks of the batch, each of as many matrices as
+/// `per_matrix` bytes of workspace allow (matrices_per_chunk), p being the chunk's parameters
+/// (its operands' pointers moved to its first matrix; null pointers stay null).
+template <class T, class Solve>
+void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
+                 real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                 const Options& opts, bool need_vw, Solve&& solve) {
+    const index_t chunk = matrices_per_chunk(per_matrix, batch);
+    auto at = [](auto* p, index_t offset) { return p ? p + offset : p; };
+    for (index_t first = 0; first < batch; first += chunk) {
+        const index_t count = std::min(chunk, batch - first);
+        solve(common_params<T>(m, n, count, {at(a.data, first * a.stride), a.ld, a.stride},
+                               at(s, first * s_stride), s_stride,
+                               {at(u.data, first * u.stride), u.ld, u.stride},
+                               {at(v.data, first * v.stride), v.ld, v.stride}, info + first, opts,
+                               need_vw));
+    }
+}
+
+/// Block width of the blocked path for N columns and a batch: Options::block_width when set,
+/// else the measured rule (H100, 2026-11-25, 1000 square matrices unless said; ms, the width
+/// chosen against the other; docs/paths/blocked.md has the tables). 32-column blocks halve
+/// the round-robin steps, so the passes over W and V and the eigensolver's dependent inner
+/// steps (6 x 63 a sweep against 28 x 31 at 128^2), but each inner step costs four times the
+/// work, and an odd block count leaves one pair of every step with a phantom partner (half a
+/// launch idle at 3 blocks). So 32 wins where ceil(N / 32) is even (float64 128^2 22.1
+/// against 28.1), 16 where it is odd (float64 96^2 12.7 against 18.2), and 32 always from
+/// order 176 in float64 (65.8 against 81.7 at 176) and from 112 in float32 and complex64
+/// (float32 160^2 48.2 against 61.3). complex128 keeps 16 (128^2 60.5 against 62.4; one
+/// 1024^2 90.6 against 161). 32 also only while the batch's 32-column pairs, each split over
+/// up to 8 blocks of a cluster (blocked_path.cu), give every SM one (batch x ceil(N / 64) x 8
+/// >= SMs; float64 one 1024^2, 128 of the H100's 132: 51.9 against 70.6). In single precision
+/// 32-column blocks lose more orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4
+/// at 1000 x 512^2 float32 22.7u against 14.1u with 16 columns), so beyond order 512, where
+/// they were not measured, float32 and complex64 keep 16.
+template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
+    if (opts.block_width > 0) return blocked_block_width(opts.block_width);
+    if constexpr (std::is_same_v<T, std::complex<double>>) return 16;
+    const index_t always = std::is_same_v<T, double> ? 176 : 112;
+    const index_t upto = std::is_same_v<real_t<T>, float> ? 512 : index_t(1) << 40;
+    const bool even_blocks = ((N + 31) / 32) % 2 == 0;
+    if (N > upto || (N < always && !even_blocks)) return 16;
+    return batch * ((N + 63) / 64) * 8 >= index_t(device_attribute(cudaDevAttrMultiProcessorCount)) ? 32 : 16;
+}
+
+/// The smallest order at which the preconditioning measured faster (use_precondition), with our
+/// eigensolver (the default route against the blocked path preconditioned, 1000 matrices, ms;
+/// H200 and H100, 2026-11-26): float64 40 (1.95 against 1.81; 48^2 3.44 against
+/// 2.15, 64^2 3.84 against 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against 4.13, 88^2
+/// 10.5 against 5.3), complex128 40 (7.67 against 3.08; 56^2 8.27 against 4.29), complex64 56
+/// (4.69 against 2.90; 80^2 11.7 against 7.39, 88^2 20.9 against 9.03). Smaller orders were not
+/// measured.
+template <class T> constexpr index_t precondition_min_order() {
+    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>) return 40;
+    else return 56;
+}
+
+/// Whether the blocked path starts from a single-precision eigenbasis of W^H W
+/// (precondition.hpp): as Options::precondition says, and under `automatic` where it measured
+/// faster (H100, 2026-11-26, the same binary with it forced on and off; ms, on against off):
+/// at every order from precondition_min_order up to 4096 and nearly every batch measured,
+/// squares and tall shapes up to 8:1 alike (float64 1000 x 112^2 16.7 against 22.2, one
+/// 4096^2 887 against 1454, 100 x 4096 x 512 346 against 744; complex128 50 x 512^2 111
+/// against 223). The rule leaves out what lost or was not measured: orders below 128 in
+/// batches under 100, small batches of orders 257-1023 (below), orders above 4096, and shapes
+/// taller than 8:1. docs/paths/precondition.md has the measurements.
+template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
+    if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
+    if (N < precondition_min_order<T>() || N > 4096 || M > 8 * N) return false;  // (beyond: not measured)
+    if (N < 128 && batch < 100) return false;
+    // Batches of 2-19 matrices of orders 257-1023 lose with cuSOLVER's eigensolve (float64 5 x
+    // 512^2 32.4 against 24.2 ms) and with the split form (5 x 300^2 9.70 against 9.57); with
+    // the bisection form they win from 4 matrices (4 x 400^2 14.4 against 16.7, 10 x 512^2
+    // 26.0 against 34.8) but not below (2 x 512^2 20.1 against 16.9, 3 x 512^2 20.7 against
+    // 17.3). H100, 2026-11-26, on against off. (A constant range, not the device's: this rule
+    // must not need a device.)
+    const bool bisect = precondition_bisect_orders<device_scalar_t<T>>(N);
+    return !(N > 256 && N < 1024 && batch > 1 && batch < (bisect ? 4 : 20));
+}
+
+/// Whether the blocked path solves a batch as two interleaved halves, each on a stream of its
+/// own (run_blocked): large preconditioned batches (at least 2^23 / N^2 matrices: 512 at
+/// order 128, 128 at 256) from order 128, whose halves the rule still preconditions, up to
+/// order 256 and past it wherever the preconditioner's eigensolve is ours. One half's
+/// eigensolve and sweeps then overlap the other's (H100, 2026-11-26, ms, two halves against
+/// one stream: float64 1000 x 320^2 135.7-135.9 against 138.7, 50 x 512^2 43.0-43.6 against
+/// 47.3; complex64 1000 x 200^2 84.1-84.3 against 87.6-88.0). Where the eigensolve is
+/// cuSOLVER's, its host waits leave the device idle more than the overlap gains (float64 40 x
+/// 1024^2 344.9 against 331.6), and smaller batches lost (float64 200 x 128^2 4.18 against
+/// 3.80-3.93, H200). docs/paths/blocked.md has the measurements.
+/// BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves (benchmarks and tests).
+template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
+    const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
+    if (v && std::string(v) == "1") return false;
+    if (v && std::string(v) == "2") return true;
+    return precondition && N >= 128 &&
+           (N <= 256 || precondition_eigensolver<device_scalar_t<T>>(N, batch / 2) != PreconditionEigensolver::cusolver) &&
+           batch * N * N >= (index_t(1) << 23) && use_precondition<T>(M, N, batch / 2, opts);
+}
+
+/// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
+/// may run (for a batch that allows it: the callers size chunks by this).
+template <class T> std::size_t blocked_bytes(index_t M, index_t N, bool need_vw, const Options& opts) {
+    std::size_t bytes = blocked_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    if (use_precondition<T>(M, N, index_t(1) << 40, opts)) bytes += precondition_workspace_bytes(M, N, sizeof(T));
+    return bytes;
+}
+
+/// The blocked path (blocked_kernels.cuh) for matrices the fused kernel cannot hold, over as
+/// many chunks of the batch as its workspace needs.
+template <class T>
+void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                    index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                    const Options& opts, bool need_vw, cudaStream_t stream) {
+    if (std::max(m, n) > INT_MAX / 2 || std::min(m, n) > (1 << 20))
+        throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    const std::size_t per = blocked_bytes<T>(M, N, need_vw, opts);
+    const int nb = block_width_for<T>(opts, N, batch);
+    const bool pre = use_precondition<T>(M, N, batch, opts);  // the batch's, for every chunk alike
+    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
+        run_blocked(p, nb, pre, blocked_halves<T>(M, N, p.batch, pre, opts), stream);
+    });
+}
+
+/// QR pre-processing (qr_path.cu), over as many chunks as its workspace (and that of the
+/// SVD of R) needs.
+template <class T>
+void launch_qr(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+               index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+               const Options& opts, bool need_vw, cudaStream_t stream) {
+    const std::size_t per = qr_workspace_bytes(std::max(m, n), std::min(m, n), need_vw, sizeof(T),
+                                               sizeof(real_t<T>));
+    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw,
+                   [&](const auto& p) { run_qr<T>(p, opts, stream); });
+}
+
+/// Which path solves an m x n batch (min(m, n) > 0): the one rule behind the solve
+/// (gesvd_device), its workspace (host_solve_bytes) and its name (solve_path).
+enum class Path { qr, tiny, warp, fused, blocked };
+struct Route {
+    Path path = Path::fused;
+    WarpPlan warp;  ///< Path::warp
+    Plan plan;      ///< Path::fused
+};
+/// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
+/// in double precision) is faster, by measurement (H100, 2026-11-25, 1000 square matrices,
+/// ms, blocked against fused, the blocked path with block_width_for's width;
+/// docs/architecture.md has the tables): float64 and complex128 from order 48 (float64 48^2
+/// 3.46 against 3.57; the fused kernel wins at 44, 3.15 against 3.32), float32 from 53 to 64
+/// and from 89, complex64 from 48 to 64 and from 89 (float32 64^2 2.67 against 5.33, 96^2
+/// 12.7 against 17.7; the fused kernel wins at 88, 10.5 against 12.2). Where blocks of 32
+/// columns fit evenly (block_width_for) the blocked path wins early; at 65-88 columns in
+/// single precision its three-block or five-block sweeps leave pairs idle. Measured on square
+/// matrices, so applied only within a quarter of square (M <= 5N/4). The blocked path also
+/// wins wherever it is preconditioned (preconditioned_route; 2026-11-26: float32 1000 x 80^2
+/// 4.62 against the fused kernel's 8.28), tall shapes up to 4:1 included (float64 1000 x 256 x
+/// 64 3.71 against 20.6 in the fused kernel and 10.2 through QR, use_qr).
+template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch, const Options& opts) {
+    if (preconditioned_route<T>(M, N, batch, opts)) return true;
+    if (4 * M > 5 * N) return false;
+    if constexpr (std::is_same_v<T, double>) return N >= 48;
+    else if constexpr (std::is_same_v<T, float>) return (N > 52 && N <= 64) || N > 88;
+    else if constexpr (std::is_same_v<T, std::complex<float>>) return (N >= 48 && N <= 64) || N > 88;
+    else return N >= 48;
+}
+
+template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
+    Route r;
+    if (use_qr<T>(m, n, batch, opts)) r.path = Path::qr;
+    else if (use_tiny(m, n)) r.path = Path::tiny;
+    else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
+    else {
+        r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
+        const bool faster = opts.variant == JacobiVariant::automatic &&
+                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n), batch, opts);
+        r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked || faster ? Path::blocked : Path::fused;
+    }
+    return r;
+}
+
+}  // namespace
+
+template <class T>
+void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                  index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                  const Options& opts) {
+    if (batch <= 0) return;
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (std::min(m, n) == 0) {  // nothing to decompose: every matrix "converged"
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), stream));
+        return;
+    }
+    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
+    const Route r = route<T>(m, n, batch, opts);
+    switch (r.path) {
+        case Path::qr:  // QR pre-processing, then the SVD of R (qr_path.cu)
+            return launch_qr<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::tiny:
+            return launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::warp:
+            return launch_warp<T>(r.warp, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw),
+                                  stream);
+        case Path::blocked:
+            return launch_blocked<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+        case Path::fused:
+            return launch_fused<T>(r.plan, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
+    }
+}
+
+namespace {
+
+/// Element counts of one chunk's host operands, from its first matrix to the end of its last,
+/// and which outputs have gaps between their matrices (those are copied in before the solve,
+/// so that the gaps survive the copy back).
+struct ChunkSpans {
+    index_t na = 0, ns = 0, nu = 0, nv = 0;
+    bool s_gaps = false, u_gaps = false, v_gaps = false;
+};
+template <class T>
+ChunkSpans chunk_spans(index_t m, index_t n, index_t count, MatrixBatch<const T> a,
+                       index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, const Options& opts) {
+    const index_t k = std::min(m, n);
+    ChunkSpans sp;
+    sp.na = span(a.ld, a.stride, m, n, count);
+    sp.ns = span(1, s_stride, k, 1, count);
+    sp.nu = opts.compute_u ? span(u.ld, u.stride, m, k, count) : 0;
+    sp.nv = opts.compute_v ? span(v.ld, v.stride, n, k, count) : 0;
+    sp.s_gaps = sp.ns && !(s_stride == k || count == 1);
+    sp.u_gaps = sp.nu && !packed(u.ld, u.stride, m, k, count);
+    sp.v_gaps = sp.nv && !packed(v.ld, v.stride, n, k, count);
+    return sp;
+}
+
+/// Device copies of one chunk's operands (same layout as the host's).
+template <class T> struct DeviceChunk {
+    DeviceBuffer<T> a, u, v;
+    DeviceBuffer<real_t<T>> s;
+    DeviceBuffer<int> info;
+    DeviceChunk(const ChunkSpans& sp, index_t count, cudaStream_t st)
+        : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st) {}
+};
+
+/// Enqueues on `stream` the first half of one chunk of `count` matrices whose host operands
+/// start at ha, hs, hu, hv (the caller's memory, with the caller's layout): the inputs in (and
+/// the outputs with gaps between matrices, so that the gaps survive), then the solve.
+template <class T>
+void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
+                          const real_t<T>* hs, const T* hu, const T* hv, MatrixBatch<const T> a,
+                          index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
+                          const Options& opts, cudaStream_t stream) {
+    using R = real_t<T>;
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (sp.s_gaps)
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyHostToDevice, stream));
+    if (sp.u_gaps)
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyHostToDevice, stream));
+    if (sp.v_gaps)
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyHostToDevice, stream));
+    Options o = opts;
+    o.stream = stream;
+    gesvd_device<T>(m, n, count, MatrixBatch<const T>{d.a.get(), a.ld, a.stride}, d.s.get(), s_stride,
+                    MatrixBatch<T>{d.u.get(), u.ld, u.stride}, MatrixBatch<T>{d.v.get(), v.ld, v.stride},
+                    d.info.get(), o);
+}
+
+/// The second half: the chunk's outputs back to the caller's memory. (From pageable memory
+/// the copies return when done; from pinned memory they are asynchronous.)
+template <class T>
+void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
+                 const DeviceChunk<T>& d, cudaStream_t stream) {
+    using R = real_t<T>;
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
+    if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDeviceToHost, stream));
+}
+
+/// Device bytes one matrix needs when solved from host memory: its operands and the chosen
+/// path's workspace.
+template <class T>
+std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index_t s_stride,
+                             MatrixBatch<T> u, MatrixBatch<T> v, const Options& opts) {
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
+    std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
+    if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
+    if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
+    const Path path = route<T>(m, n, 1, opts).path;
+    if (path == Path::qr) bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
+    if (path == Path::blocked) bytes += blocked_bytes<T>(M, N, need_vw, opts);
+    return bytes;
+}
+
+/// Host batches of at least this many bytes of operands are streamed in kStreamChunks chunks
+/// even when they fit on the device, so that the copies overlap the solve.
+constexpr double kStreamBytes = 64.0 * 1024 * 1024;
+constexpr index_t kStreamChunks = 8;
+
+/// A batch from host memory in chunks of matrices (larger than the device, or with copies
+/// worth hiding: gesvd_host) on two streams,
+/// copied straight between the caller's memory and the device, software-pipelined so that
+/// one chunk's solve overlaps the previous chunk's copies out and the next chunk's copies in
+/// (the overlap is complete for pinned memory; pageable memory's copies are staged by the
+/// driver and hold the host thread, which still leaves the GPU the other chunk's solve).
+template <class T>
+void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, MatrixBatch<const T> a,
+                         real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v,
+                         int* info, const Options& opts) {
+    const ChunkSpans full = chunk_spans<T>(m, n, chunk, a, s_stride, u, v, opts);
+    struct Slot {
+        OwnedStream stream;  // first member: destroyed last, after the buffers that use it
+        DeviceChunk<T> d;
+        index_t first = 0, count = 0;
+        ChunkSpans sp;
+        Slot(const ChunkSpans& f, index_t chunk) : d(f, chunk, nullptr) {}
+        Slot(const Slot&) = delete;
+        Slot& operator=(const Slot&) = delete;
+        // Work still queued (after an error) ends before its buffers are freed.
+        ~Slot() { (void)cudaStreamSynchronize(stream.s); }
+    };
+    // The device buffers are allocated on the legacy stream, before any chunk runs.
+    Slot slots[2] = {Slot(full, chunk), Slot(full, chunk)};
+    BATCHSVD_CUDA_CHECK(cudaDeviceSynchronize());
+    auto out = [&](Slot& sl) {
+        const index_t f = sl.first;
+        enqueue_out<T>(sl.count, sl.sp, s + f * s_stride, sl.sp.nu ? u.data + f * u.stride : nullptr,
+                       sl.sp.nv ? v.data + f * v.stride : nullptr, info + f, sl.d, sl.stream.s);
+    };
+    Slot* pending = nullptr;  // the chunk whose outputs are still to be copied out
+    for (index_t first = 0, c = 0; first < batch; first += chunk, ++c) {
+        Slot& sl = slots[c % 2];
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));  // its last chunk is out
+        sl.first = first;
+        sl.count = std::min(chunk, batch - first);
+        sl.sp = chunk_spans<T>(m, n, sl.count, a, s_stride, u, v, opts);
+        enqueue_in_and_solve<T>(m, n, sl.count, sl.sp, a.data + first * a.stride, s + first * s_stride,
+                                sl.sp.nu ? u.data + first * u.stride : nullptr,
+                                sl.sp.nv ? v.data + first * v.stride : nullptr, a, s_stride, u, v,
+                                sl.d, opts, sl.stream.s);
+        if (pending) out(*pending);
+        pending = &sl;
+    }
+    if (pending) out(*pending);
+    for (Slot& sl : slots) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(sl.stream.s));
+}
+
+}  // namespace
+
+template <class T>
+void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                const Options& opts) {
+    if (batch <= 0) return;
+    const index_t k = std::min(m, n);
+    if (k == 0) {
+        std::fill(info, info + batch, 0);
+        return;
+    }
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    const std::size_t per = host_solve_bytes<T>(m, n, a, s_stride, u, v, opts);
+    // Streamed in chunks when the batch does not fit, and also when its copies are large
+    // enough to hide behind the solve: at 10^6 x 32 x 32 float64 (24 GB of operands) on the
+    // H100, 8 overlapped chunks took 728 ms against 1102 ms in one shot (copy in, solve, copy
+    // out) and 650 ms with the batch resident on the device.
+    index_t chunk = batch;
+    if (matrices_per_chunk(per, batch) < batch) chunk = matrices_per_chunk(2 * per, batch);
+    else if (double(per) * double(batch) >= kStreamBytes && batch >= kStreamChunks)
+        chunk = (batch + kStreamChunks - 1) / kStreamChunks;
+    if (chunk < batch) {
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // after the caller's earlier work
+        gesvd_host_streamed<T>(m, n, batch, chunk, a, s, s_stride, u, v, info, opts);
+        return;
+    }
+    const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
+    DeviceChunk<T> d(sp, batch, stream);
+    enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream);
+    enqueue_out<T>(batch, sp, s, u.data, v.data, info, d, stream);
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class T> bool fits_fused_kernel(index_t m, index_t n, bool need_v) {
+    return make_plan<T>(m, n, 1, need_v).fits;
+}
+
+template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t batch, bool need_v) {
+    const Plan pl = make_plan<T>(m, n, batch, need_v);
+    FusedPlanInfo info;
+    info.fits = pl.fits;
+    if (!pl.fits) return info;
+    info.lanes_per_pair = pl.G;
+    info.team_threads = pl.team_threads;
+    info.teams_per_block = pl.teams_per_block;
+    info.block_threads = int(pl.block);
+    info.smem_per_block = pl.smem;
+    BATCHSVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &info.blocks_per_sm, configured_kernel<T>(pl), int(pl.block), pl.smem));
+    return info;
+}
+
+template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts) {
+    if (std::min(m, n) == 0) return "none";
+    const Route r = route<T>(m, n, batch, opts);
+    switch (r.path) {
+        case Path::qr: return "qr";
+        case Path::tiny: return "tiny";
+        case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
+        case Path::blocked:
+            return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch)) +
+                   (preconditions<T>(m, n, batch, opts) ? " pre" : "");
+        case Path::fused: break;
+    }
+    return "fused G" + std::to_string(r.plan.G) + " team" + std::to_string(r.plan.team_threads) + "x" +
+           std::to_string(r.plan.teams_per_block);
+}
+
+template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts) {
+    return use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts);
+}
+
+template <class T> index_t largest_fused_square(bool need_v) {
+    index_t lo = 1, hi = 2048;  // fits(lo), !fits(hi)
+    if (!fits_fused_kernel<T>(1, 1, need_v)) return 0;
+    while (hi - lo > 1) {
+        const index_t mid = (lo + hi) / 2;
+        (fits_fused_kernel<T>(mid, mid, need_v) ? lo : hi) = mid;
+    }
+    return lo;
+}
+
+#define BATCHSVD_CUDA_INSTANTIATE_(T)                                                          \
+    template void gesvd_device<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*, \
+                                  index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&); \
+    template void gesvd_host<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*,   \
+                                index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&); \
+    template bool fits_fused_kernel<T>(index_t, index_t, bool);                                \
+    template index_t largest_fused_square<T>(bool);                                            \
+    template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);                \
+    template std::string solve_path<T>(index_t, index_t, index_t, const Options&);             \
+    template bool preconditions<T>(index_t, index_t, index_t, const Options&);
+BATCHSVD_CUDA_INSTANTIATE_(float)
+BATCHSVD_CUDA_INSTANTIATE_(double)
+BATCHSVD_CUDA_INSTANTIATE_(std::complex<float>)
+BATCHSVD_CUDA_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_CUDA_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
