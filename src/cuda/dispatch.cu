@@ -1,7 +1,10 @@
-// CUDA backend: launches the tiny-matrix kernel (tiny_kernel.cuh, max(m, n) <= 4), or plans
-// and launches the fused shared-memory Jacobi kernel (fused_kernel.cuh), or, for matrices
-// that do not fit in one block's shared memory (or when Options::variant is blocked), runs the
-// blocked path (blocked_path.cu); host data is staged through device memory.
+// The CUDA backend's entry (svd_cuda.hpp) and its routing rule (`route`): each call goes to
+// one path, tried in this order: QR pre-processing of tall or wide panels (qr/), the tiny
+// kernel for max(m, n) <= 4 (tiny/), the warp kernel for small matrices in registers (warp/),
+// then the fused shared-memory kernel (fused/) or the blocked path (blocked/, preconditioned
+// by precondition/ where that measured faster), whichever fits and measured faster.
+// docs/architecture.md has the rule as one table with the measurement behind each threshold.
+// Host data is staged through device memory, or streamed in chunks when it is large.
 #include "cuda/svd_cuda.hpp"
 
 #include <cuda_runtime.h>
@@ -345,10 +348,10 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
 /// (float32 160^2 48.2 against 61.3). complex128 keeps 16 (128^2 60.5 against 62.4; one
 /// 1024^2 90.6 against 161). 32 also only while the batch's 32-column pairs, each split over
 /// up to 8 blocks of a cluster (blocked_path.cu), give every SM one (batch x ceil(N / 64) x 8
-/// >= SMs; float64 one 1024^2, 128 of the H100's 132: 51.9 against 70.6). In single precision
-/// 32-column blocks lose more orthogonality on graded matrices (geo, kappa 1e5, worst e1-e4
-/// at 1000 x 512^2 float32 22.7u against 14.1u with 16 columns), so beyond order 512, where
-/// they were not measured, float32 and complex64 keep 16.
+/// >= SMs; one float64 1024^2 gives 128, under the H100's 132: 51.9 against 70.6). In single
+/// precision 32-column blocks lose more orthogonality on graded matrices (geo, kappa 1e5,
+/// worst e1-e4 at 1000 x 512^2 float32 22.7u against 14.1u with 16 columns), so beyond order
+/// 512, where they were not measured, float32 and complex64 keep 16.
 template <class T> int block_width_for(const Options& opts, index_t N, index_t batch) {
     if (opts.block_width > 0) return blocked_block_width(opts.block_width);
     if constexpr (std::is_same_v<T, std::complex<double>>) return 16;

@@ -9,8 +9,9 @@
 //     'L'): step k annihilates column k below the subdiagonal with H_k = I - tau v v^H (slarfg /
 //     clarfg: a real subdiagonal beta, so that complex matrices get a real tridiagonal; their
 //     last step is a phase alone), p = tau A22 v, w = p - (tau / 2)(p^H v) v, A22 <- A22 -
-//     v w^H - w v^H, on the lower triangle alone, one thread a row (tridiagonalize.cuh, which
-//     the other forms share).
+//     v w^H - w v^H (tridiagonalize.cuh, which the other forms share). The full trailing block
+//     is kept (both triangles, FullSymmetric), so that A22 v is one pass over rows, one thread
+//     a row.
 //  2. Q = H_0 H_1 ... H_{n-2} formed in place, backwards (LAPACK sorg2r's order), one thread a
 //     column; each reflector's vector stays in the column left of the block it acts on.
 //  3. The implicit QL iteration with Wilkinson's shift on the tridiagonal matrix, accumulating
@@ -383,7 +384,7 @@ __global__ void __launch_bounds__(Threads) symmetric_eig_kernel(T* G, float* lam
             if (threadIdx.x == 0) info[b] = -1;
             continue;
         }
-        detail::tridiagonalize<Threads, 1>(a, detail::FullLower{ld}, n, d, e, tau, w, red);
+        detail::tridiagonalize<Threads, 1>(a, detail::FullSymmetric{ld}, n, d, e, tau, w, red);
         t1 = clock64();
         detail::form_q<Threads>(a, n, ld, tau);
         t2 = clock64();

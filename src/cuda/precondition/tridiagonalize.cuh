@@ -30,6 +30,7 @@ struct PackedLower {
     __device__ int col(int j) const { return j * (2 * n - j + 1) / 2; }
     __device__ int step(int j) const { return n - j - 1; }
     static constexpr int shrink = 1;  ///< what the step loses from one column to the next
+    static constexpr bool both_triangles = false;
 };
 
 /// A full column-major matrix with leading dimension ld (ld >= n) in tridiagonalize's terms:
@@ -40,6 +41,22 @@ struct FullLower {
     __device__ int col(int j) const { return j * (ld + 1); }
     __device__ int step(int) const { return ld; }
     static constexpr int shrink = 0;
+    static constexpr bool both_triangles = false;
+};
+
+/// A full column-major matrix with leading dimension ld whose two triangles are both kept
+/// (Subs = 1 only): p = tau A22 v reads row i alone and the rank-2 update writes whole rows.
+/// With an odd ld a warp's rows then fall in 32 different banks at every step, where the
+/// lower triangle's reads of column i (a stride of ld + 1, even) meet in pairs: in the fused
+/// eigensolver (orders up to 159 in shared memory) the lower-triangle form cost 5% of the whole
+/// solve (H100, 2026-11-26, float64 1000 x 150^2 26.0 against 27.5 ms; eigensolver_merge.csv in
+/// bench/results/h100/2026-11-26-layout-and-merges/).
+struct FullSymmetric {
+    int ld;
+    __device__ int col(int j) const { return j * (ld + 1); }
+    __device__ int step(int) const { return ld; }
+    static constexpr int shrink = 0;
+    static constexpr bool both_triangles = true;
 };
 
 /// The Householder reduction of the Hermitian matrix in a (its lower triangle, in layout L) to a
@@ -101,35 +118,55 @@ __device__ void tridiagonalize(T* a, const Layout L, int n, float* d, float* e, 
         }
         // This thread's part of p = tau A22 v, rows k+1..n-1, into w[slot n + i]; its part of p^H v.
         T pv(0.0f);
-        for (int i = k + 1 + ri; i < n; i += RT) {
-            T s0(0.0f), s1(0.0f);
-            // Left of the diagonal and on it: (i, j), j = k+1+slot, k+1+slot+Subs, .. <= i, from row i.
-            int j = k + 1 + slot;
-            int at = L.col(j) + (i - j), st = L.step(j);
-            if (slot == 0) {  // (j = k + 1: v[k + 1] = 1)
-                s0 = a[at];
-                at += Subs * st - kSkip;
-                st -= Subs * sh;
-                j += Subs;
+        if constexpr (Layout::both_triangles) {  // (Subs = 1) Row i alone, four sums in flight.
+            static_assert(Subs == 1, "both triangles: one thread a row");
+            const int ld = L.ld;
+            for (int i = k + 1 + ri; i < n; i += RT) {
+                const T* row = a + i;  // (i, j) at row[j ld]
+                T s0 = row[(k + 1) * ld], s1(0.0f), s2(0.0f), s3(0.0f);
+                int j = k + 2;
+                for (; j + 3 < n; j += 4) {
+                    s0 = core::axpy(row[j * ld], col[j], s0);
+                    s1 = core::axpy(row[(j + 1) * ld], col[j + 1], s1);
+                    s2 = core::axpy(row[(j + 2) * ld], col[j + 2], s2);
+                    s3 = core::axpy(row[(j + 3) * ld], col[j + 3], s3);
+                }
+                for (; j < n; ++j) s0 = core::axpy(row[j * ld], col[j], s0);
+                const T s = mul(t, add(add(s0, s1), add(s2, s3)));
+                w[i] = s;
+                pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
             }
-            for (; j + Subs <= i; j += 2 * Subs) {
-                const int a1 = at + Subs * st - kSkip;
-                s0 = core::axpy(a[at], col[j], s0);
-                s1 = core::axpy(a[a1], col[j + Subs], s1);
-                at = a1 + Subs * (st - Subs * sh) - kSkip;
-                st -= 2 * Subs * sh;
+        } else {
+            for (int i = k + 1 + ri; i < n; i += RT) {
+                T s0(0.0f), s1(0.0f);
+                // Left of the diagonal and on it: (i, j), j = k+1+slot, k+1+slot+Subs, .. <= i, from row i.
+                int j = k + 1 + slot;
+                int at = L.col(j) + (i - j), st = L.step(j);
+                if (slot == 0) {  // (j = k + 1: v[k + 1] = 1)
+                    s0 = a[at];
+                    at += Subs * st - kSkip;
+                    st -= Subs * sh;
+                    j += Subs;
+                }
+                for (; j + Subs <= i; j += 2 * Subs) {
+                    const int a1 = at + Subs * st - kSkip;
+                    s0 = core::axpy(a[at], col[j], s0);
+                    s1 = core::axpy(a[a1], col[j + Subs], s1);
+                    at = a1 + Subs * (st - Subs * sh) - kSkip;
+                    st -= 2 * Subs * sh;
+                }
+                if (j <= i) s0 = core::axpy(a[at], col[j], s0);
+                // Right of the diagonal: (i, j) = conj((j, i)), j = i+1+slot, i+1+slot+Subs, .., from column i.
+                const T* ci = a + (L.col(i) - i);
+                for (j = i + 1 + slot; j + Subs < n; j += 2 * Subs) {
+                    s0 = core::fma_conj(ci[j], col[j], s0);
+                    s1 = core::fma_conj(ci[j + Subs], col[j + Subs], s1);
+                }
+                if (j < n) s0 = core::fma_conj(ci[j], col[j], s0);
+                const T s = mul(t, add(s0, s1));
+                w[slot * n + i] = s;
+                pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
             }
-            if (j <= i) s0 = core::axpy(a[at], col[j], s0);
-            // Right of the diagonal: (i, j) = conj((j, i)), j = i+1+slot, i+1+slot+Subs, .., from column i.
-            const T* ci = a + (L.col(i) - i);
-            for (j = i + 1 + slot; j + Subs < n; j += 2 * Subs) {
-                s0 = core::fma_conj(ci[j], col[j], s0);
-                s1 = core::fma_conj(ci[j + Subs], col[j + Subs], s1);
-            }
-            if (j < n) s0 = core::fma_conj(ci[j], col[j], s0);
-            const T s = mul(t, add(s0, s1));
-            w[slot * n + i] = s;
-            pv = core::fma_conj(s, i == k + 1 ? one : col[i], pv);
         }
         block_partials<Threads>(pv, red);
         __syncthreads();  // (w's parts and the partial sums)
@@ -179,7 +216,34 @@ __device__ void tridiagonalize(T* a, const Layout L, int n, float* d, float* e, 
             }
             if (j <= i) a[at] = sub(a[at], term(wp(j, col[j]), col[j]));
         };
-        if constexpr (Subs == 1) {
+        if constexpr (Layout::both_triangles) {
+            // Whole rows: a_ij -= v_i conj(w'_j) + w'_i conj(v_j), j = k+1..n-1, four elements
+            // at a time, loaded before any is stored (the compiler cannot tell that the stores
+            // miss w and column k, and would otherwise wait for each).
+            const int ld = L.ld;
+            const T w1 = core::conj_of(wp(k + 1, one));  // (v[k + 1] = 1)
+            for (int i = k + 1 + ri; i < n; i += RT) {
+                T* row = a + i;
+                const T vi = i == k + 1 ? one : col[i], wi = wp(i, vi);
+                const T first = sub(row[(k + 1) * ld], core::axpy(vi, w1, wi));
+                row[(k + 1) * ld] = first;
+                if (i >= k + 3) part += core::abs2(first);
+                const auto term = [&](const T& wj, const T& cj) {
+                    return core::axpy(vi, core::conj_of(wj), mul(wi, core::conj_of(cj)));
+                };
+                int j = k + 2;
+                for (; j + 3 < n; j += 4) {
+                    const T a0 = row[j * ld], a1 = row[(j + 1) * ld], a2 = row[(j + 2) * ld], a3 = row[(j + 3) * ld];
+                    const T c0 = col[j], c1 = col[j + 1], c2 = col[j + 2], c3 = col[j + 3];
+                    const T w0 = wp(j, c0), w1_ = wp(j + 1, c1), w2 = wp(j + 2, c2), w3 = wp(j + 3, c3);
+                    row[j * ld] = sub(a0, term(w0, c0));
+                    row[(j + 1) * ld] = sub(a1, term(w1_, c1));
+                    row[(j + 2) * ld] = sub(a2, term(w2, c2));
+                    row[(j + 3) * ld] = sub(a3, term(w3, c3));
+                }
+                for (; j < n; ++j) row[j * ld] = sub(row[j * ld], term(wp(j, col[j]), col[j]));
+            }
+        } else if constexpr (Subs == 1) {
             for (int i = k + 1 + ri; i < n; i += RT) update_row(std::integral_constant<int, 1>{}, i, 0);
         } else {
             // Row i has i - k elements here: rows k+1+p and n-1-p go to the same threads (n - k
