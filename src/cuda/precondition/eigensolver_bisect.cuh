@@ -54,7 +54,7 @@
 
 #include "cuda/common/batched_gemm.hpp"
 #include "cuda/common/check.hpp"
-#include "cuda/precondition/newton_schulz.hpp"
+#include "cuda/precondition/newton_schulz.cuh"
 #include "cuda/precondition/eigensolver_split.cuh"
 
 namespace batchsvd::cuda {
@@ -545,7 +545,8 @@ void symmetric_eig_bisect(T* G, float* lambda, int* info, int n, index_t batch, 
         detail::bisect_gather_kernel<T><<<unsigned(std::min<index_t>(count * tiles * tiles, 1 << 24)), 256, 0, stream>>>(
             ws, inf, n, count);
         BATCHSVD_CUDA_CHECK_LAUNCH("bisect_gather_kernel");
-        // The Newton-Schulz steps on Z, in the factors' room, between za and zc (zb: Z^T Z).
+        // The Newton-Schulz steps on Z, in the factors' room, between za and zc (zb: Z^T Z, then
+        // the step's middle factor).
         float* za = reinterpret_cast<float*>(ws + lay.za());
         float* zb = za + nn;
         float* zc = zb + nn;

@@ -30,7 +30,7 @@
 #include "cuda/precondition/eigensolver_fused.cuh"
 #include "cuda/precondition/eigensolver_bisect.cuh"
 #include "cuda/precondition/eigensolver_split.cuh"
-#include "cuda/precondition/newton_schulz.hpp"
+#include "cuda/precondition/newton_schulz.cuh"
 
 namespace batchsvd::cuda {
 
@@ -98,32 +98,12 @@ __global__ void __launch_bounds__(256) eigenbasis_kernel(const low_t<DT>* E, con
     }
 }
 
-/// The preconditioner's safeguard, one block a matrix: flags[b] = 1 where the last
-/// Newton-Schulz step's input X is not orthogonal enough for that step to finish it (||X^H X -
-/// I||_F above sqrt(N u): the step leaves about 0.75 times its square, and N u is the
-/// orthogonality the sweeps keep), else 0; P = X^H X (the
-/// step's own product). reset_flagged_kernel then makes those V0 the identity, so that such a
-/// matrix is solved without preconditioning rather than with a V0 that is not orthogonal to
-/// rounding. No eigensolver is known to trip it; it covers inputs nobody has tried.
-template <class DT>
-__global__ void __launch_bounds__(256) newton_schulz_check_kernel(const DT* P, int* flags, int N, index_t batch) {
-    using R = core::real_of_t<DT>;
-    __shared__ R red[256 / 32 + 1];
-    const index_t nn = index_t(N) * N;
-    for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
-        const DT* pm = P + b * nn;
-        R e2 = 0;
-        for (int c = 0; c < N; ++c)
-            for (int r = threadIdx.x; r < N; r += blockDim.x) {
-                const DT x = pm[r + index_t(c) * N];
-                e2 += core::abs2(r == c ? detail::add(x, DT(R(-1))) : x);
-            }
-        e2 = detail::block_sum<256>(e2, red);
-        if (threadIdx.x == 0) flags[b] = !(e2 <= R(N) * std::numeric_limits<R>::epsilon() / 2);  // (NaN too)
-        __syncthreads();  // (red is the next matrix's)
-    }
-}
-
+/// The preconditioner's safeguard: the last Newton-Schulz step flags a matrix whose X was not
+/// orthogonal enough for that step to finish it (||X^H X - I||_F above sqrt(N u / 2): the step
+/// leaves about 0.75 times its square, and N u is the orthogonality the sweeps keep);
+/// reset_flagged_kernel then makes those V0 the identity, so that such a matrix is solved
+/// without preconditioning rather than with a V0 that is not orthogonal to rounding. No
+/// eigensolver is known to trip it; it covers inputs nobody has tried.
 template <class DT> __global__ void __launch_bounds__(256) reset_flagged_kernel(DT* V0, const int* flags, int N, index_t batch) {
     using R = core::real_of_t<DT>;
     const index_t nn = index_t(N) * N;
@@ -233,7 +213,7 @@ namespace {
 inline constexpr index_t kRefineMinOrder = 256;
 
 /// Whether the refinement step runs: in single precision (float32, complex64) from order
-/// kRefineMinOrder. H100, 2026-11-26 (1000 matrices a case, refinement on against off):
+/// kRefineMinOrder. H100, 2026-11-25 (1000 matrices a case, refinement on against off):
 /// float32 256^2 69.2 against 74.6 ms (sweeps 4.1 -> 3.4), complex64 256^2 145.8 against
 /// 154.9; in double precision it costs what it saves (float64 256^2 97.0 against 96.9, sweeps
 /// 5.1 -> 4.2; complex128 256^2 222.1 against 217.4), and below 256 the sweeps hardly fall
@@ -381,11 +361,8 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     for (int step = 0; step < ns_steps; ++step) {
         const bool last = step == ns_steps - 1;
         DT* next = last && p.V ? p.V : cur == x.get() ? y.get() : x.get();
-        newton_schulz_step<DT>(h.blas, stream, n, b, cur, nn, z.get(), nn, next, nn);
-        if (last) {  // (the eigensolve's info is spent: it takes the flags; z holds the step's X^H X)
-            newton_schulz_check_kernel<DT><<<per_matrix, 256, 0, stream>>>(z.get(), info.get(), n, batch);
-            BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_check_kernel");
-        }
+        // (The eigensolve's info is spent: the last step's flags take it.)
+        newton_schulz_step<DT>(h.blas, stream, n, b, cur, nn, z.get(), nn, next, nn, last ? info.get() : nullptr);
         cur = next;
     }
 
