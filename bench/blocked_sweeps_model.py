@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Sweeps of the GPU's blocked one-sided Jacobi (Design-2) on A, on R and on R^H, in NumPy.
 
 A model, not the library: round-robin over block pairs; per pair G = X^T X, one sweep of the
@@ -10,8 +11,8 @@ accumulated rotations). Real matrices, n a multiple of the block width.
 
     python3 bench/blocked_sweeps_model.py N NB random|geo [SEED]
 
-Session 8 (bench/NOTES.md) ran it at 64/128 (NB 16) and 256 (NB 16, 32), two matrices each;
-session 16 added the sweeps from A V0 (the preconditioning, src/cuda/precondition.cu).
+It was run (2026-11-25; docs/paths/blocked.md) at 64/128 (NB 16) and 256 (NB 16, 32), two matrices each;
+then with the sweeps from A V0 added (the preconditioning, src/cuda/precondition/precondition.cu).
 """
 import sys
 
@@ -90,7 +91,7 @@ def main(argv):
             V, _ = np.linalg.qr(rng.standard_normal((n, n)))
             A = (U * 1e-10 ** (np.arange(n) / (n - 1))) @ V.T
         R = np.linalg.qr(A)[1]
-        # The preconditioning of session 16 (src/cuda/precondition.cu): V0 the eigenvectors of
+        # The preconditioning (src/cuda/precondition/precondition.cu): V0 the eigenvectors of
         # A^T A in float32 (descending), made orthogonal in float64 (here by QR), then A V0.
         G = (A.T @ A).astype(np.float32)
         V0 = np.linalg.qr(np.linalg.eigh(G)[1][:, ::-1].astype(np.float64))[0]

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots a GPU benchmark CSV (bench/gpu_bench.cu's --csv) as a PNG: time of each library per
 case (log scale), and batchsvd's speedup over each peer.
 
-    python3 bench/plot_gpu.py bench/results/h100/gpu_bench.csv bench/results/h100/gpu_bench.png
+    python3 bench/plot_gpu.py bench/results/h100/2026-11-26-quick/quick.csv quick.png
 """
 import csv
 import math

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summary and plots of the issue-7 benchmark suite (bench/gpu_bench.cu --group NAME --csv).
+# SPDX-License-Identifier: BSD-3-Clause
+"""Summary and plots of the benchmark suite (bench/gpu_bench.cu --group NAME --csv).
 
 For every case it finds the fastest *accurate* peer: among cuSOLVER gesvdjBatched, gesvda,
 gesvdj and gesvd (looped) and LAPACK gesvd/gesvj on the host's cores, those whose worst error

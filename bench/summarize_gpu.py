@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Prints a Markdown table from a GPU benchmark CSV (bench/gpu_bench.cu's --csv): each case's
 batchsvd time, the cuSOLVER peers' times and the speedups, batchsvd's worst error over the
 four measures in units of u (of those the CSV holds), the time over the memory floor, and the
@@ -6,7 +7,7 @@ path that solved it (tiny kernel, warp kernel with its team, fused kernel, block
 its block width, or QR). The
 README's GPU tables are this script's output.
 
-    python3 bench/summarize_gpu.py bench/results/h100/gpu_bench.csv
+    python3 bench/summarize_gpu.py bench/results/h100/2026-11-26-quick/quick.csv
 """
 import csv
 import math

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """batchsvd.svd against torch.linalg.svd on CUDA tensors, same run, same GPU: CUDA events
 around each call after a warm-up, median of --reps runs, fresh uniform random inputs for
 every run (3 runs where one call takes over 0.5 s), U and V computed; writes CSV (GPU, torch version, commit, date) and prints a
@@ -8,12 +9,12 @@ table last.
                                    [--host-cpu] [--drivers] [--cap SECONDS]
 
 --host-cpu also times torch.linalg.svd on a CPU tensor with all the host's cores (wall
-clock, same repetition rule), the CPU baseline issue 9 asks for. --drivers also times
+clock, same repetition rule), the CPU baseline. --drivers also times
 torch.linalg.svd with driver="gesvd", "gesvdj" and "gesvda" (cuSOLVER's; gesvda is
 approximate). A torch call whose warm-up takes over --cap seconds (default 60) is not
 repeated: its column says "skipped" (named, not dropped).
 
-Suite mode (issue 7: torch in every group of the C++ benchmark):
+Suite mode (torch in every group of the C++ benchmark):
 
     python3 bench/torch_compare.py --group NAME --bench gpu-carry/batchsvd_gpu_bench
                                    [--cap SECONDS] [--csv FILE] [--precisions f64,c128]
