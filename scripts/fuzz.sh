@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzes the .npy reader and the command-line parsers with libFuzzer (clang) under
+# SPDX-License-Identifier: BSD-3-Clause
+# Fuzzes the .npy reader and the command-line parse with libFuzzer (clang) under
 # AddressSanitizer and UndefinedBehaviorSanitizer, for a fixed time:
 #   scripts/fuzz.sh [SECONDS]       (default 60)
 # Seeds: tests/fuzz_corpus/. New interesting inputs go to build-fuzz/corpus/; a crash is
 # written to build-fuzz/crash-* and the script fails. Keep a crash's input in
-# tests/fuzz_corpus/ once it is fixed: tests/npy_test.cpp replays the .npy inputs there.
+# tests/fuzz_corpus/ once it is fixed: tests/npy_test.cpp replays the .npy inputs there and
+# tests/cli_test.sh runs the tool with the argument ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -12,7 +14,9 @@ need=()
 command -v clang++ >/dev/null || need+=(clang)
 compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null ||
   need+=(libclang-rt-dev)
-dpkg-query -W -f='${Status}' libomp-dev 2>/dev/null | grep -q "install ok installed" || need+=(libomp-dev)
+for p in libomp-dev libcli11-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs what batchsvd needs on Debian/Ubuntu: from Debian packages, compilers, CMake,
-# Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), Python with its headers and pip (the
-# Python package), NumPy (the CLI's check); from PyPI, NumPy and pytest for a python3 that
-# is not Debian's. `pip install .` fetches the Python build's own needs (scikit-build-core,
-# nanobind) from PyPI.
+# Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), CLI11 (the CLI's option parser), Python
+# with its headers and pip (the Python package), NumPy (the CLI's check); from PyPI, NumPy
+# and pytest for a python3 that is not Debian's. `pip install .` fetches the Python build's
+# own needs (scikit-build-core, nanobind) from PyPI.
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
 set -euo pipefail
-packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev python3 python3-dev
-          python3-pip python3-numpy)
+packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev libcli11-dev python3
+          python3-dev python3-pip python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Helper of tests/cli_test.sh for the batchsvd command-line tool.
 
   cli_check.py make PATH DESCR SHAPE ORDER SEED [nan]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # End-to-end tests of the batchsvd command-line tool:
 #   cli_test.sh <path-to-batchsvd-binary> <tests-source-dir>
 # Inputs are written by cli_check.py with Python's struct module (no NumPy needed); the
@@ -12,6 +13,7 @@ if [[ $# -ne 2 ]]; then
 fi
 BIN=$1
 CHECK=$2/cli_check.py
+CORPUS=$2/fuzz_corpus
 command -v python3 >/dev/null || { echo "cli_test.sh: python3 is required" >&2; exit 1; }
 
 WORK=$(mktemp -d)
@@ -39,6 +41,28 @@ for h in --help help -h; do
     run help "$BIN" $h
     if [[ $rc -eq 0 ]] && grep -q "^usage: batchsvd" "$WORK/out"; then pass "$h"; else fail "$h (rc $rc)"; fi
 done
+# --help of each command (CLI11's, the same as `help COMMAND`) names every option it takes
+# check_help NAME OPTIONS... : $WORK/out holds the help text of command NAME
+check_help() {
+    local name=$1 missing=()
+    shift
+    for o in "$@"; do grep -Eq -- "^ +$o( |$)" "$WORK/out" || missing+=("$o"); done
+    if [[ $rc -eq 0 && ${#missing[@]} -eq 0 ]] && grep -q "^usage: batchsvd $name" "$WORK/out"; then
+        pass "batchsvd${name:+ $name} --help"
+    else fail "batchsvd${name:+ $name} --help (rc $rc), missing: ${missing[*]}"; fi
+}
+svd_options=(--out --backend --tol --max-sweeps --no-u --no-v --progress --quiet -h,--help)
+demo_options=(--m --n --batch --dtype --family --seed --backend --tol --max-sweeps -h,--help)
+run svd_help "$BIN" svd --help
+check_help svd IN.npy "${svd_options[@]}"
+run demo_help "$BIN" demo -h
+check_help demo "${demo_options[@]}"
+cp "$WORK/out" "$WORK/demo_help"
+run help_demo "$BIN" help demo
+if [[ $rc -eq 0 ]] && cmp -s "$WORK/out" "$WORK/demo_help"; then pass "help demo"; else fail "help demo (rc $rc)"; fi
+run main_help "$BIN" --help
+check_help "" --version svd demo help
+
 run version "$BIN" --version
 if [[ $rc -eq 0 ]] && grep -Eq "^batchsvd [0-9]+\.[0-9]+\.[0-9]+$" "$WORK/out"; then
     pass "--version"; else fail "--version (rc $rc)"; fi
@@ -97,6 +121,13 @@ if [[ $rc -eq 0 && $(grep -c '^batchsvd: [0-9]* of 40 matrices' "$WORK/err") -eq
     cmp -s "$WORK/out_prog/U.npy" "$WORK/out_prog_whole/U.npy" &&
     cmp -s "$WORK/out_prog/Vh.npy" "$WORK/out_prog_whole/Vh.npy"; then
     pass "svd --progress: 20 lines, same results"; else fail "svd --progress (rc $rc): $(head -c 300 "$WORK/err")"; fi
+# of --progress and --quiet the last one counts
+run prog_last "$BIN" svd "$WORK/prog.npy" --out "$WORK/out_prog_last" --quiet --progress
+if [[ $rc -eq 0 && $(grep -c '^batchsvd: [0-9]* of 40 matrices' "$WORK/err") -eq 20 ]]; then
+    pass "svd --quiet --progress: 20 lines"; else fail "svd --quiet --progress (rc $rc)"; fi
+run quiet_last "$BIN" svd "$WORK/prog.npy" --out "$WORK/out_quiet_last" --progress --quiet
+if [[ $rc -eq 0 && ! -s "$WORK/err" ]]; then
+    pass "svd --progress --quiet: no lines"; else fail "svd --progress --quiet (rc $rc)"; fi
 
 # nonconvergence and NaN are warnings, not errors
 python3 "$CHECK" make "$WORK/slow.npy" '<f8' 8,30,30 C 1
@@ -153,6 +184,10 @@ expect_error negative_tol 2 svd "$WORK/good.npy" --out @OUT@ --tol -1
 expect_error zero_sweeps 2 svd "$WORK/good.npy" --out @OUT@ --max-sweeps 0
 expect_error bad_backend 2 svd "$WORK/good.npy" --out @OUT@ --backend gpu
 expect_error flag_with_value 2 svd "$WORK/good.npy" --out @OUT@ --no-u=1
+expect_error unknown_short_option 2 svd "$WORK/good.npy" --out @OUT@ -x
+expect_error option_as_input 2 svd -in.npy --out @OUT@
+expect_error empty_out 2 svd "$WORK/good.npy" --out ""
+expect_error repeated_bad_value 2 svd "$WORK/good.npy" --out @OUT@ --tol abc --tol 3
 expect_error missing_value 2 svd "$WORK/good.npy" --out
 expect_error missing_out 2 svd "$WORK/good.npy"
 expect_error two_inputs 2 svd "$WORK/good.npy" "$WORK/good.npy" --out @OUT@
@@ -162,11 +197,28 @@ expect_error unknown_command 2 frobnicate
 expect_error demo_bad_dtype 2 demo --dtype int8
 expect_error demo_bad_family 2 demo --family nope
 expect_error demo_bad_size 2 demo --m 0
+expect_error demo_too_large 2 demo --m 1048576 --n 1048576
+expect_error demo_positional 2 demo extra
+expect_error help_unknown 2 help frobnicate
 if [[ $demo_backend == cpu ]]; then  # no usable GPU: asking for cuda is a runtime failure
     expect_error cuda_unavailable 1 svd "$WORK/good.npy" --out @OUT@ --backend cuda
 fi
 touch "$WORK/a_file"  # --out names an existing file: an output failure
 expect_error out_is_file 1 svd "$WORK/good.npy" --out "$WORK/a_file"
+
+# ---- the fuzz corpus's argument inputs (first byte even, then NUL-separated arguments): each
+# runs to an exit status of 0, 1 or 2, not a crash (in a directory of its own)
+mkdir "$WORK/replay"
+bin_path=$(realpath -- "$BIN")
+for f in "$CORPUS"/*; do
+    [[ -s $f ]] || continue
+    [[ $(( $(od -An -tu1 -N1 "$f") % 2 )) -eq 0 ]] || continue
+    mapfile -d '' -t argv < <(tail -c +2 "$f")
+    rc=0
+    (cd "$WORK/replay" && exec "$bin_path" "${argv[@]}") >"$WORK/out" 2>"$WORK/err" || rc=$?
+    if [[ $rc -le 2 ]]; then pass "corpus $(basename "$f"): status $rc"
+    else fail "corpus $(basename "$f"): status $rc, stderr: $(head -c 300 "$WORK/err")"; fi
+done
 
 echo "cli: $passed passed, $failed failed"
 [[ $failed -eq 0 ]]

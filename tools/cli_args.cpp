@@ -1,4 +1,5 @@
-// Argument reader and value parsers of the batchsvd tool (see cli_args.hpp).
+// SPDX-License-Identifier: BSD-3-Clause
+// Checked parsers of the batchsvd tool's option values (see cli_args.hpp).
 #include "cli_args.hpp"
 
 #include <charconv>
@@ -10,46 +11,6 @@ namespace batchsvd::cli {
 namespace {
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 }  // namespace
-
-bool ArgReader::flag(std::string_view name) {
-    if (done() || only_positionals_) return false;
-    const std::string_view a = args_[pos_];
-    if (a == name) {
-        ++pos_;
-        return true;
-    }
-    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=')
-        throw UsageError("option " + std::string(name) + " takes no value");
-    return false;
-}
-
-std::optional<std::string_view> ArgReader::value(std::string_view name) {
-    if (done() || only_positionals_) return std::nullopt;
-    const std::string_view a = args_[pos_];
-    if (a == name) {
-        if (pos_ + 1 >= args_.size())
-            throw UsageError("option " + std::string(name) + " needs a value");
-        pos_ += 2;
-        return args_[pos_ - 1];
-    }
-    if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
-        ++pos_;
-        return a.substr(name.size() + 1);
-    }
-    return std::nullopt;
-}
-
-std::optional<std::string_view> ArgReader::positional() {
-    const std::string_view a = args_[pos_++];
-    if (!only_positionals_ && a == "--") {
-        only_positionals_ = true;
-        return std::nullopt;
-    }
-    if (!only_positionals_ && a.size() > 1 && a.front() == '-') {
-        throw UsageError("unknown option " + quoted(a));
-    }
-    return a;
-}
 
 std::int64_t parse_integer(std::string_view option, std::string_view text, std::int64_t min,
                            std::int64_t max) {
@@ -76,6 +37,20 @@ Backend parse_backend(std::string_view text) {
     if (text == "cpu") return Backend::cpu;
     if (text == "cuda") return Backend::cuda;
     throw UsageError("bad value " + quoted(text) + " for --backend: expected auto, cpu or cuda");
+}
+
+npy::Dtype parse_dtype(std::string_view text) {
+    for (npy::Dtype d : {npy::Dtype::float32, npy::Dtype::float64, npy::Dtype::complex64,
+                         npy::Dtype::complex128})
+        if (text == npy::name(d)) return d;
+    throw UsageError("bad value " + quoted(text) +
+                     " for --dtype: expected float32, float64, complex64 or complex128");
+}
+
+testing::Family parse_family(std::string_view text) {
+    if (const auto f = testing::family_from_string(text)) return *f;
+    throw UsageError("bad value " + quoted(text) +
+                     " for --family: expected random, arith, cluster0, cluster1, logrand or geo");
 }
 
 const char* backend_label(Backend b) {

@@ -1,15 +1,16 @@
-// Command-line parsing for the batchsvd tool: the error types that map to exit codes, a
-// reader for "--opt value" / "--opt=value" / "--flag" arguments and checked value parsers.
+// SPDX-License-Identifier: BSD-3-Clause
+// Exit statuses and error types of the batchsvd tool, and the checked parsers of its option
+// values (the command line itself is parsed by CLI11 in cli_parse.cpp).
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "batchsvd/batchsvd.hpp"
+#include "npy.hpp"
+#include "testing/generators.hpp"
 
 namespace batchsvd::cli {
 
@@ -20,7 +21,13 @@ inline constexpr int exit_usage = 2;    ///< invalid command line or input file
 /// A bad command line: unknown option, missing or malformed value (exit 2).
 class UsageError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit UsageError(const std::string& what, std::string command = "batchsvd")
+        : std::runtime_error(what), command_(std::move(command)) {}
+    /// The command whose --help the message points to: "batchsvd" or "batchsvd svd".
+    const std::string& command() const { return command_; }
+
+private:
+    std::string command_;
 };
 
 /// An input the tool cannot handle: unsupported dtype or shape (exit 2).
@@ -35,35 +42,21 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// Walks over a command's arguments. Typical use:
-///   for (ArgReader r(args); !r.done();) {
-///       if (r.flag("--no-u")) ...; else if (auto v = r.value("--out")) ...;
-///       else if (auto p = r.positional()) ...;
-///   }
-class ArgReader {
-public:
-    explicit ArgReader(std::span<const std::string_view> args) : args_(args) {}
+// Each parser takes the whole text of one value and throws UsageError, naming the option,
+// unless all of it is valid.
 
-    bool done() const { return pos_ >= args_.size(); }
-    /// True (and consumed) when the current argument is exactly `name`.
-    bool flag(std::string_view name);
-    /// The value of "--name value" or "--name=value" (both consumed), else nullopt.
-    std::optional<std::string_view> value(std::string_view name);
-    /// Consumes a positional argument (nullopt for the "--" that ends the options); throws
-    /// UsageError for an unrecognised option.
-    std::optional<std::string_view> positional();
-
-private:
-    std::span<const std::string_view> args_;
-    std::size_t pos_ = 0;
-    bool only_positionals_ = false;  // after "--"
-};
-
+/// A decimal integer in [min, max].
 std::int64_t parse_integer(std::string_view option, std::string_view text, std::int64_t min,
                            std::int64_t max);
 /// A finite number > 0.
 double parse_positive(std::string_view option, std::string_view text);
+/// auto (or automatic), cpu or cuda.
 Backend parse_backend(std::string_view text);
+/// float32, float64, complex64 or complex128.
+npy::Dtype parse_dtype(std::string_view text);
+/// A test-matrix family by its name: random, arith, cluster0, cluster1, logrand or geo.
+testing::Family parse_family(std::string_view text);
+
 /// "cuda" or "cpu": the backend a host-data call with `b` runs on.
 const char* backend_label(Backend b);
 

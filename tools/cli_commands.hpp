@@ -1,22 +1,46 @@
-// The subcommands of the batchsvd tool. Each takes the arguments after its name, returns
-// the exit status and throws UsageError / InputError / OutputError / npy::Error /
-// batchsvd::Error, which main() turns into a one-line message and an exit status.
+// SPDX-License-Identifier: BSD-3-Clause
+// The commands of the batchsvd tool: what each is asked to do (filled in from the command
+// line by parse_command_line, cli_parse.hpp) and the function that does it. Each returns the
+// exit status and throws InputError / OutputError / npy::Error / batchsvd::Error, which
+// main() turns into a one-line message and an exit status.
 #pragma once
 
-#include <span>
-#include <string_view>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+#include "npy.hpp"
+#include "testing/generators.hpp"
 
 namespace batchsvd::cli {
 
-/// The text of `batchsvd --help`.
-extern const char* const usage_text;
+/// When `svd` reports its progress on stderr.
+enum class Progress {
+    automatic,  ///< once the run has taken over 2 s
+    always,     ///< --progress
+    never       ///< --quiet
+};
 
-int run_svd(std::span<const std::string_view> args);   // cli_svd.cpp
-int run_demo(std::span<const std::string_view> args);  // cli_demo.cpp
+/// `batchsvd svd IN.npy --out DIR [options]`
+struct SvdRequest {
+    std::filesystem::path input;
+    std::filesystem::path out_dir;
+    Options opts;
+    Progress progress = Progress::automatic;
+};
 
-/// Only the argument parsing of `svd` / `demo` (no I/O, no solve): throws UsageError on a bad
-/// command line. For the fuzz target (tools/fuzz_inputs.cpp).
-void check_svd_args(std::span<const std::string_view> args);
-void check_demo_args(std::span<const std::string_view> args);
+/// `batchsvd demo [options]`
+struct DemoRequest {
+    index_t m = 32, n = 32, batch = 1000;
+    npy::Dtype dtype = npy::Dtype::float64;
+    std::vector<testing::Family> families{testing::Family::random, testing::Family::geo};
+    std::optional<std::uint64_t> seed;  ///< none: a fresh one
+    Options opts;
+};
+
+int run_svd(const SvdRequest& req);    // cli_svd.cpp
+int run_demo(const DemoRequest& req);  // cli_demo.cpp
 
 }  // namespace batchsvd::cli

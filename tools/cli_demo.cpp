@@ -1,11 +1,11 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `batchsvd demo`: generates sample batches (the paper's test families), solves them on the
 // chosen backend and prints a table of time and worst errors e1..e4 against 30u.
+#include <algorithm>
 #include <chrono>
 #include <complex>
+#include <cstdint>
 #include <cstdio>
-#include <limits>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "cli_args.hpp"
@@ -16,52 +16,6 @@
 
 namespace batchsvd::cli {
 namespace {
-
-struct DemoRequest {
-    index_t m = 32, n = 32, batch = 1000;
-    npy::Dtype dtype = npy::Dtype::float64;
-    std::vector<testing::Family> families{testing::Family::random, testing::Family::geo};
-    std::optional<std::uint64_t> seed;
-    Options opts;
-};
-
-npy::Dtype parse_dtype(std::string_view text) {
-    for (npy::Dtype d : {npy::Dtype::float32, npy::Dtype::float64, npy::Dtype::complex64,
-                         npy::Dtype::complex128})
-        if (text == npy::name(d)) return d;
-    throw UsageError("bad value '" + std::string(text) +
-                     "' for --dtype: expected float32, float64, complex64 or complex128");
-}
-
-DemoRequest parse_demo_args(std::span<const std::string_view> args) {
-    constexpr std::int64_t max_dim = 1 << 20, max_elements = std::int64_t{1} << 30;
-    DemoRequest req;
-    for (ArgReader r(args); !r.done();) {
-        if (auto v = r.value("--m")) req.m = parse_integer("--m", *v, 1, max_dim);
-        else if (auto v = r.value("--n")) req.n = parse_integer("--n", *v, 1, max_dim);
-        else if (auto v = r.value("--batch")) req.batch = parse_integer("--batch", *v, 1, max_elements);
-        else if (auto v = r.value("--dtype")) req.dtype = parse_dtype(*v);
-        else if (auto v = r.value("--family")) {
-            const auto f = testing::family_from_string(*v);
-            if (!f)
-                throw UsageError("bad value '" + std::string(*v) +
-                                 "' for --family: expected random, arith, cluster0, cluster1, "
-                                 "logrand or geo");
-            req.families = {*f};
-        } else if (auto v = r.value("--seed"))
-            req.seed = static_cast<std::uint64_t>(
-                parse_integer("--seed", *v, 0, std::numeric_limits<std::int64_t>::max()));
-        else if (auto v = r.value("--backend")) req.opts.backend = parse_backend(*v);
-        else if (auto v = r.value("--tol")) req.opts.tol_factor = parse_positive("--tol", *v);
-        else if (auto v = r.value("--max-sweeps"))
-            req.opts.max_sweeps = static_cast<int>(parse_integer("--max-sweeps", *v, 1, 1000000));
-        else if (auto p = r.positional())
-            throw UsageError("demo takes no file arguments, got '" + std::string(*p) + "'");
-    }
-    if (req.m * req.n > max_elements / req.batch)
-        throw UsageError("demo batch too large: m * n * batch must be at most 2^30");
-    return req;
-}
 
 template <class T> void run_family(const DemoRequest& req, testing::Family family,
                                    std::uint64_t seed, const char* backend) {
@@ -114,10 +68,7 @@ template <class T> void run_all(const DemoRequest& req) {
 
 }  // namespace
 
-void check_demo_args(std::span<const std::string_view> args) { (void)parse_demo_args(args); }
-
-int run_demo(std::span<const std::string_view> args) {
-    const DemoRequest req = parse_demo_args(args);
+int run_demo(const DemoRequest& req) {
     switch (req.dtype) {
     case npy::Dtype::float32: run_all<float>(req); break;
     case npy::Dtype::float64: run_all<double>(req); break;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // All-or-nothing output writing (see cli_output.hpp).
 #include "cli_output.hpp"
 

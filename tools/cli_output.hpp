@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // All-or-nothing writing of the tool's output files: each file goes to a hidden temporary
 // name in the output directory first and is renamed into place only when all are written.
 #pragma once

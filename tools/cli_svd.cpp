@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // `batchsvd svd IN.npy --out DIR`: reads a batch of matrices from a .npy file, solves it with
 // batchsvd::gesvd and writes S, U, Vh and info as numpy.linalg.svd(a, full_matrices=False)
 // would (A = U @ diag(S) @ Vh).
@@ -8,7 +9,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -23,44 +23,6 @@ namespace batchsvd::cli {
 namespace {
 
 static_assert(sizeof(int) == sizeof(std::int32_t), "info is written as int32");
-
-/// When progress lines go to stderr.
-enum class Progress { automatic, always, never };
-
-struct SvdRequest {
-    std::filesystem::path input;
-    std::filesystem::path out_dir;
-    Options opts;
-    Progress progress = Progress::automatic;
-};
-
-SvdRequest parse_svd_args(std::span<const std::string_view> args) {
-    SvdRequest req;
-    std::optional<std::string_view> input, out;
-    for (ArgReader r(args); !r.done();) {
-        if (r.flag("--no-u")) req.opts.compute_u = false;
-        else if (r.flag("--no-v")) req.opts.compute_v = false;
-        else if (r.flag("--progress")) req.progress = Progress::always;
-        else if (r.flag("--quiet")) req.progress = Progress::never;
-        else if (auto v = r.value("--out")) out = *v;
-        else if (auto v = r.value("--backend")) req.opts.backend = parse_backend(*v);
-        else if (auto v = r.value("--tol")) req.opts.tol_factor = parse_positive("--tol", *v);
-        else if (auto v = r.value("--max-sweeps"))
-            req.opts.max_sweeps = static_cast<int>(parse_integer("--max-sweeps", *v, 1, 1000000));
-        else if (auto p = r.positional()) {
-            if (input) throw UsageError("svd takes one input file, got a second: '" +
-                                        std::string(*p) + "'");
-            input = *p;
-        }
-    }
-    if (!input) throw UsageError("svd needs an input file");
-    if (!out) throw UsageError("svd needs --out DIR");
-    if (input->empty()) throw UsageError("empty input file name");
-    if (out->empty()) throw UsageError("empty --out directory name");
-    req.input = std::filesystem::path(*input);
-    req.out_dir = std::filesystem::path(*out);
-    return req;
-}
 
 /// Matrix dimensions of the input: batch is 1 for a 2-D array.
 struct Dims {
@@ -194,10 +156,7 @@ template <class T> int solve_and_write(const npy::Array& input, const SvdRequest
 
 }  // namespace
 
-void check_svd_args(std::span<const std::string_view> args) { (void)parse_svd_args(args); }
-
-int run_svd(std::span<const std::string_view> args) {
-    const SvdRequest req = parse_svd_args(args);
+int run_svd(const SvdRequest& req) {
     npy::Array input = npy::read(req.input);
     matrix_dims(input.header);  // reject a bad shape before anything else
     switch (input.header.dtype) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // .npy file framing (magic, version, header length, data size) and file I/O; the header
 // dict itself is handled in npy_dict.cpp.
 #include "npy.hpp"

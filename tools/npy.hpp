@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reader and writer of NumPy .npy files (format versions 1.0, 2.0 and 3.0) for the dtypes the
 // batchsvd tool handles: float32, float64, complex64, complex128 and int32. The reader is
 // strict and bounds-checked: anything it cannot fully account for throws npy::Error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parser and formatter of the .npy header dict (see npy_dict.hpp). The parser never reads
 // outside the given text and rejects every construct it does not understand.
 #include "npy_dict.hpp"

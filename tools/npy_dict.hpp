@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The header dict of a .npy file: a strict parser for the Python literal
 //     {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }
 // (keys in any order, whitespace anywhere between tokens, ' or " quotes, trailing commas)
