@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CPU baseline benchmark: batchsvd's CPU backend against an OpenMP loop over LAPACK's
 // ?gesvj (the one-sided Jacobi SVD) and ?gesvd on the same cores and the same inputs.
 // Prints one CSV row per case (median of --reps runs after a warm-up) with the max e1-e4 of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // batchsvd against cuSOLVER on the same GPU, in the same run.
 //
 // For each case (precision, m, n, batch): batchsvd (device pointers, U and V), cuSOLVER
@@ -29,7 +30,7 @@
 //   fused square of each precision, in the fused kernel.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
-//   --group quick|small|square|square_1000|tall|wide|large|tiny: the issue-7 case lists
+//   --group quick|small|square|square_1000|tall|wide|large|tiny: the benchmark suite's case lists
 //   (square_1000 is the square group's order 1000, on its own: ~8 minutes on an H100 with
 //   --cpu-baseline; quick is the
 //   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
@@ -887,7 +888,7 @@ std::string sci(double x) {
 
 }  // namespace
 
-/// Case lists of the issue-7 suite, by group (--group); "quick" is the README table's.
+/// Case lists of the benchmark suite, by group (--group); "quick" is the README table's.
 std::string group_cases(const std::string& g) {
     std::string c;
     auto add = [&c](const std::string& x) { c += (c.empty() ? "" : ",") + x; };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GPU error measures for large matrices (gpu_errors.hpp). Matrices are held as arrays of
 // doubles with P = 1 (real) or 2 (complex) doubles per element, column-major.
 #include "gpu_errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Errors e1-e4 of one SVD measured on the GPU, for matrices too large for the host's
 // long-double reference (testing/error_measures.cpp, O(m n k) on one core: minutes at 1024^2,
 // hours at 8192^2). The products run in double (complex double for the complex types) through

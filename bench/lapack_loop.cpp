@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CPU baseline of both benchmarks (lapack_loop.hpp).
 #include "lapack_loop.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CPU baseline of both benchmarks: the system LAPACK's ?gesvj (one-sided Jacobi, real
 // types) and ?gesvd (economy U and V^H) in an OpenMP loop over a packed batch, one matrix per
 // iteration, on all the host's cores.

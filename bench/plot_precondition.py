@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Plots the blocked path with and without its preconditioning (Options::precondition) from
 benchmark CSVs (bench/gpu_bench.cu --csv) that hold both runs of each case (the case suffixes
 `pre` / `nopre`, or automatic against `nopre`): time of each, and the mean sweeps of each, per

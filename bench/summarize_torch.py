@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Prints a Markdown table from bench/torch_compare.py's CSV: batchsvd.svd against
 torch.linalg.svd on CUDA tensors (and on the host's cores, and torch's explicit drivers, where
 the CSV has them). The README's torch tables are this script's output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Python extension module batchsvd._batchsvd (nanobind): one raw entry point that runs
 // batchsvd::gesvd on arrays the Python layer has laid out (python/batchsvd/__init__.py).
 // nanobind's ndarray takes NumPy, PyTorch, CuPy and JAX arrays (DLPack or the buffer

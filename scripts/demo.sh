@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The README's first command: install dependencies, build, and run an SVD of a sample batch
 # on the best backend present (the GPU if there is one, else the CPU).
 set -euo pipefail

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds, on a machine without a GPU, everything scripts/gpu_check.sh runs on the GPU machine,
 # into gpu-carry/ (ignored by git): the test program, the GPU benchmark and the CLI, for
 # sm_90 (H100/H200), with the host libraries they need beside them (the GPU machine's image
 # is not Debian and may lack LAPACK/libgfortran). The CUDA libraries are the device image's.
 # It also packs gpu-carry/ into gpu-pack/carry.tar.xz (ignored by git): the binaries take about
-# 70 MB, over the device tool's 64 MiB for what travels, and about 16 MB packed. Then: device
-# run with carry ["gpu-pack"] and command "scripts/gpu_check.sh" (which unpacks it).
+# 70 MB, about 16 MB packed, for a copy to the GPU machine limited to 64 MiB. Then, on the GPU
+# machine with gpu-pack/ copied there: scripts/gpu_check.sh (which unpacks it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh
 source scripts/env.sh
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -z "$(git status --porcelain -- src include bench tests testing 2>/dev/null)" ] || commit="$commit+dirty"

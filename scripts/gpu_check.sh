@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (device tool), in one call: the GPU test suite, then the benchmark
+# SPDX-License-Identifier: BSD-3-Clause
+# Runs on the GPU machine, in one go: the GPU test suite, then the benchmark
 # against cuSOLVER in the same run, and prints a short table last. Logs and CSV go to $OUT
 # (or gpu-out/ when OUT is unset).
 #   scripts/gpu_check.sh [--tests-only | --bench-only] [--cases LIST] [--filter GTEST_FILTER]

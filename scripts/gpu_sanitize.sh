@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs, on the GPU machine, compute-sanitizer's memcheck and synccheck over the GPU test cases
 # that reach every kernel and path: the tiny, warp, fused and blocked kernels, QR
 # pre-processing, NaN/Inf in a batch, rank deficiency, scaling, U/V off, the sweep limit,

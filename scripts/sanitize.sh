@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The CPU build's test suite under AddressSanitizer and UndefinedBehaviorSanitizer (GCC):
 # the library, the CPU backend, the CLI and the .npy reader; the CUDA backend is left out
 # (device code runs under compute-sanitizer on a GPU machine instead, see the README).

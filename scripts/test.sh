@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The README's test command (and CI's, through .ci/run): build everything (the CUDA backend
 # too when nvcc exists, so that kernels keep compiling), run the C++ test suite, then build
 # and install the Python package (pip install .) and run its pytest suite. GPU cases skip

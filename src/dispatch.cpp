@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The public entry points: argument validation (every error a clear batchsvd::Error, never a
 // crash) and the choice of backend.
 #include <cmath>

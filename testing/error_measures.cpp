@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Accuracy measures e1-e4 (see error_measures.hpp), accumulated in a wider type than T.
 #include "testing/error_measures.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The accuracy measures of abfasi section 10.1, computed in higher precision than T
 // (double for single, long double for double), with the reference singular values from
 // LAPACK's ?gesvd:

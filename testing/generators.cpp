@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Test matrices of abfasi Table 1 (see generators.hpp).
 #include "testing/generators.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Test-matrix generators of abfasi Table 1, shared by the tests, the benchmarks and the
 // CLI's demo. A = X diag(sigma) Y^H with X, Y random with orthonormal columns (Householder
 // QR of Gaussian matrices, in double), rounded to T; `random` is uniform in [0, 1) (real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Fortran LAPACK bindings (gfortran ABI: trailing hidden string lengths).
 #include "testing/lapack.hpp"
 

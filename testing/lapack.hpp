@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The system LAPACK, for reference results in tests and baselines in benchmarks.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Accuracy of every backend on the six families of abfasi Table 1, in the four precisions,
 // over square, tall, wide, vector and odd shapes, through both Jacobi variants and the QR
 // path: e1-e4 < 30u, S sorted, info 0 (tests/svd_check.hpp).

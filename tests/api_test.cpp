@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The public API's argument checking and conventions (backend-independent).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend through device pointers: cudaMalloc'd inputs and outputs, a non-default
 // stream, outputs poisoned with NaN before each call (an unwritten element fails the check),
 // NaN matrices inside a batch, U and V switched off, tall and wide shapes, values only, rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The preconditioner's single-precision symmetric / Hermitian eigensolver
 // (src/cuda/precondition/eigensolver_fused.cuh, its split form for larger orders,
 // eigensolver_split.cuh, and its bisection form past those,

@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The GPU's rotation arithmetic (core/rotation.hpp on the device: MUFU approximations refined
 // by Newton steps) against long-double references on the host. What every GPU path's accuracy
 // rests on: cosines and the shears' (h, s) to rounding, so that each rotation is orthogonal to
-// rounding, whatever the accuracy of the angle. Session 13 found why this needs its own test:
+// rounding, whatever the accuracy of the angle. Why this needs its own test (H100, 2026-11-25):
 // the double MUFU reads and writes only the high word and is far less accurate than a
 // refinement step assumes; a cosine one Newton step short left V's orthogonality at 30-48u on
 // 300 x 300 graded matrices, the rotations' only symptom. Skips where no CUDA device exists.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the GPU test files share: cases skip, with a message, where no CUDA device exists (CI
 // and the development machine have none; they run on a GPU machine through
 // scripts/gpu_check.sh), and device memory freed on scope exit.

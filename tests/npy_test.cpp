@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tests of the .npy reader/writer (tools/npy.hpp): round trips of every dtype and layout,
 // hand-written headers as NumPy and others write them, and rejection (npy::Error, never a
 // crash) of truncated, corrupt, unsupported or overflowing files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The shared algorithm pieces: the round-robin ordering and the rotation formulas (src/core),
 // and the Householder reflectors of the QR pre-processing (src/cpu/householder_qr.hpp, whose
 // tail-norm rule the CUDA kernel follows).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-matrix status and special matrices, on every backend and precision: a NaN or Inf
 // matrix in the middle of a batch, zero and rank-deficient matrices, U/V switched off, and
 // the sweep limit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The shared harness every backend's tests go through: generate a batch of a family, poison
 // the outputs (NaN), run batchsvd::gesvd on the backend, and check e1-e4 < 30u, sorted S and
 // info == 0 for every matrix. GPU cases skip, with a message, where no CUDA device exists.

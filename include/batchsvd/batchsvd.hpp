@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // batchsvd: singular value decompositions of many matrices at once.
 //
 // Public C++ API. One call computes the reduced (economy) SVD
@@ -35,19 +36,28 @@ enum class Backend {
     cuda,       ///< pointers must be device (or managed) memory
 };
 
-/// Which Jacobi variant the solver uses. `automatic` chooses per size and backend;
-/// the others force a path (for testing and benchmarking).
+/// Which Jacobi variant the solver uses. `automatic` chooses per size and backend; the others
+/// force one where the matrix allows it (for testing and benchmarking): `blocked` needs
+/// min(m, n) above the block width on the CPU, and on CUDA more than 4 rows or columns (the
+/// tiny kernel keeps those); `unblocked` on CUDA means the tiny, warp or fused kernel, and
+/// matrices too large for them still take the blocked path. On CUDA either one also turns the
+/// automatic QR pre-processing off.
 enum class JacobiVariant { automatic, unblocked, blocked };
 
 /// QR pre-processing of tall matrices (A = QR, SVD of R, U = Q * U_R).
 enum class QrMode { automatic, always, never };
 
-/// Preconditioning of the CUDA backend's blocked path (matrices beyond shared memory): the
-/// Jacobi sweeps start from W V0 instead of W, V0 an eigenbasis of W^H W computed in single
-/// precision (cuSOLVER) and made orthogonal in the working precision; they then need far fewer
-/// sweeps (1000 x 256^2 float64: 5 instead of 11). The result's accuracy is still the Jacobi
-/// iteration's (same convergence test). `automatic` uses it where it measured faster; the CPU
-/// backend and the other CUDA paths ignore the option.
+/// Preconditioning of the CUDA backend's blocked path: the Jacobi sweeps start from W V0
+/// instead of W, V0 an eigenbasis of W^H W computed in single precision (by the library's own
+/// batched eigensolvers; by cuSOLVER's syevBatched / heevBatched past order 512, and for a
+/// single matrix past the orders the library's shared-memory forms take: 336 real, 237 complex
+/// on an H100) and made orthogonal in the working precision; the iteration then needs far
+/// fewer sweeps (1000 x 256^2 float64: 5 instead of 11). The result's accuracy is still the
+/// Jacobi iteration's (same convergence test). `automatic` uses it where it measured faster (from
+/// order 40 in double precision, 56 in single, up to 4096), and there also sends matrices to
+/// the blocked path, up to 4:1, that would otherwise take the fused kernel or QR; `always` and
+/// `never` only decide whether a matrix that takes the blocked path is preconditioned. The
+/// CPU backend and the other CUDA paths ignore the option.
 enum class PreconditionMode { automatic, always, never };
 
 /// Per-matrix status values written to `info`.
@@ -65,7 +75,8 @@ struct Options {
     Backend backend = Backend::automatic;
     JacobiVariant variant = JacobiVariant::automatic;
     QrMode qr = QrMode::automatic;
-    int block_width = 0;      ///< blocked variant's block-column width; 0 = chosen by the library
+    int block_width = 0;      ///< blocked variant's block-column width, 0-256 (0 = chosen by the
+                              ///< library; the CUDA backend takes 16 for requests up to 16, else 32)
     PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path only
     void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
 };
@@ -103,7 +114,7 @@ template <class T> struct MatrixBatch {
 ///   info: output, one int per matrix (see info_* above).
 /// Matrices may not overlap each other or the outputs. Throws batchsvd::Error on invalid
 /// arguments or backend failures; never for a bad matrix (that goes to info).
-/// m, n, batch may be zero (nothing is done).
+/// m, n, batch may be zero: nothing is computed, and with batch > 0 every info is 0.
 template <class T>
 void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
            index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """batchsvd: batched singular value decompositions (one-sided Jacobi) on GPUs and CPUs.
 
     U, S, Vh = batchsvd.svd(a)        # a: (..., m, n) NumPy, PyTorch, CuPy or JAX array
@@ -393,7 +394,8 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     """Reduced SVD of a stack of matrices: ``a = U @ (S[..., None] * Vh)``.
 
     a: array of shape (..., m, n) (float32, float64, complex64 or complex128) from NumPy,
-       PyTorch (CPU or CUDA), CuPy, or JAX (host arrays).
+       PyTorch (CPU or CUDA), CuPy, or JAX (on the CPU, or on one CUDA GPU when batchsvd was
+       built with CUDA).
     full_matrices: only False is supported (the reduced SVD, U (..., m, k), Vh (..., k, n),
        k = min(m, n)); True raises NotImplementedError.
     compute_uv: when False, only S is returned.
@@ -402,9 +404,11 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     return_info: when True, the per-matrix status (0 converged, > 0 sweeps run without
        converging, -1 NaN/Inf input) is returned last instead of raising LinAlgError.
 
-    CUDA arrays are processed on the framework's current stream, on the array's device.
-    Without return_info, the status is checked on the host, which synchronises with that
-    stream.
+    CUDA arrays are processed on the array's device: PyTorch and CuPy arrays on the
+    framework's current stream, JAX arrays on the default stream, which is synchronised before
+    the results are returned. Without return_info, the status is checked on the host, which
+    synchronises with that stream. Host arrays are solved on a GPU when one is usable (copied
+    to device memory and back), else on the CPU.
     """
     if full_matrices:
         raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """batchsvd.svd against numpy.linalg.svd: the six families of the paper's Table 1 in the four
 dtypes and several batch shapes, with the paper's measures e1-e4 below 30u; layouts that are
 read in place or copied; errors; and, where a CUDA device and PyTorch, CuPy or JAX exist, the

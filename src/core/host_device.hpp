@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Lets the shared algorithm headers compile for the CPU (plain C++) and inside CUDA kernels.
 #pragma once
 

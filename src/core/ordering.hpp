@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Parallel round-robin ordering of column (or block-column) pairs (Brent and Luk; abfasi
 // section 3, Figure 1). With n' = n rounded up to even, a sweep has n'-1 steps of n'/2
 // disjoint pairs, and every pair (i, j), i < j < n, occurs exactly once per sweep. An odd n

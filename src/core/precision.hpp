@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unit roundoff and range constants of the real types, usable on host and device.
 #pragma once
 

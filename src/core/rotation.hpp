@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Jacobi rotation formulas shared by every backend.
 //
 // For a column pair (x, y) with Gram entries a = x^H x, b = y^H y, c = x^H y, the rotation
@@ -21,14 +22,14 @@ namespace batchsvd::core {
 // The device's approximate reciprocal and reciprocal square root (one MUFU instruction each)
 // refined by Newton steps, instead of the IEEE division and square root sequences (each a
 // dozen dependent instructions with a special-case branch): every GPU kernel's steps wait on
-// this chain (session 7: 1-11% faster, same sweeps). In double the MUFU reads and writes only
-// the high word of its operand and result, so it is the start of a refinement, not a result:
-// rsqrt.approx.f64 is ptxas's MUFU, one third-order step and a branch to a subnormal slow path
-// (SASS, session 13); here it is the .ftz form's bare MUFU and the same third-order step in
-// code, without the branch (the arguments are sums 1 + x^2 and squared column norms, far
-// above the subnormal range: negligible_norm). The accuracies quoted below are the ones the
-// device test CudaRotationArithmetic measures on the GPU. On the host these are the exact
-// operations.
+// this chain (H100, 2026-11-24: 1-11% faster, same sweeps). In double the MUFU reads and
+// writes only the high word of its operand and result, so it is the start of a refinement,
+// not a result: rsqrt.approx.f64 is ptxas's MUFU, one third-order step and a branch to a
+// subnormal slow path (in its SASS); here it is the .ftz form's bare MUFU and the same
+// third-order step in code, without the branch (the arguments are sums 1 + x^2 and squared
+// column norms, far above the subnormal range: negligible_norm). The accuracies quoted below
+// are the ones the device test CudaRotationArithmetic measures on the GPU. On the host these
+// are the exact operations.
 #if defined(__CUDACC__)  // both nvcc passes: kernels outside the library (the device test) name them
 template <class R> __device__ __forceinline__ R rcp_approx(R x) {
     R r;
@@ -97,11 +98,12 @@ template <class R> BATCHSVD_HD R fast_sqrt(R x) {
 /// with cs^2 (1 + t^2) = 1 + d multiplies the area of its column pair by 1 + d, so a bias in d
 /// adds up over every rotation of every column into V's column norms. A plain Newton step
 /// (residual 1 - (x y) y, the product x y rounded first) leaves d = +0.45u on average in
-/// double, +0.38u in float (a model with the hardware's first approximation, session 13); in
-/// double it took 1000 x 256^2's e1 from 1.1e-16 to 9.0e-16 and e3 of 300 x 300 graded
-/// matrices past 30u (bench/NOTES.md, session 13). Here the step's residual is computed from
-/// y^2 split exactly into p + e (fma), 1 - x p - x e, which leaves only the final rounding:
-/// mean d within 0.02u in the model; the device test CudaRotationArithmetic measures it.
+/// double, +0.38u in float (a model with the hardware's first approximation); in double it
+/// took 1000 x 256^2's e1 from 1.1e-16 to 9.0e-16 and e3 of 300 x 300 graded matrices past
+/// 30u (the blocked path, H100, 2026-11-25; docs/paths/blocked.md). Here the step's residual
+/// is computed from y^2 split exactly into p + e (fma), 1 - x p - x e, which leaves only the
+/// final rounding: mean d within 0.02u in the model; the device test CudaRotationArithmetic
+/// measures it.
 template <class R> BATCHSVD_HD R full_rsqrt(R x) {
 #if defined(__CUDA_ARCH__)
     const R y = rsqrt_approx(x);
@@ -215,10 +217,10 @@ template <class R> BATCHSVD_HD bool needs_rotation(R abs_c, R a, R b, const Tole
 }
 
 /// The convergence threshold k*u, whatever the column length m. LAPACK's gesvj raises it to
-/// sqrt(m) eps for long columns, and so did this library up to session 6, but the cosines
+/// sqrt(m) eps for long columns, and so did this library before bd1a926, but the cosines
 /// the sweeps leave between columns may then reach sqrt(m) u, and U's orthogonality error e2
 /// (their mean over a column) followed: 30.1u at 8192 x 8192 float64 (geo, kappa 1e10; H100,
-/// bench/results/h100/2026-11-24-s6). For nearly orthogonal columns the rounding error of the
+/// 2026-11-24). For nearly orthogonal columns the rounding error of the
 /// computed dot product is about u |x| |y|, not sqrt(m) u (the partial sums stay small), so
 /// k u with k = 30 still stops the sweeps (measured on the CPU up to 32768-row columns).
 template <class R> BATCHSVD_HD R convergence_tolerance(double tol_factor) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Scalar helpers that treat real and complex values alike. The complex overloads take any
 // type with real(), imag() and a (re, im) constructor: std::complex on the CPU,
 // cuda::std::complex in kernels.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Column kernels of the CPU backend: dot products, norms and the pair rotation, written as
 // plain loops over real components so that the compiler vectorises them (std::complex
 // multiplication would call the slow NaN-checking __muldc3).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Last stage of every Jacobi solve: singular values from the column norms, sorted in
 // descending order with their vectors, and left vectors normalised. Columns whose norm is
 // zero or negligible (rank-deficient or zero matrices) get an orthonormal completion, so U has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Householder QR of a tall matrix (abfasi section 9.2: A = QR, SVD of R, U = Q U_R),
 // in the style of LAPACK's geqr2/larfg: reflector H_j = I - tau_j v_j v_j^H with v_j(0) = 1
 // and a real beta, so that R has a real diagonal. Q is never formed: apply_q multiplies

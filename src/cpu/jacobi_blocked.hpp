@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Blocked one-sided Jacobi (abfasi sections 5-7, Design-2 and Design-4 on one matrix):
 // the columns are split into blocks of width nb (the last one ragged); the round-robin
 // ordering runs over the blocks; for each block pair the Gram matrix G = [Xi Xj]^H [Xi Xj]

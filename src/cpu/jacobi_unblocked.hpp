@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Unblocked one-sided Jacobi (abfasi Algorithm 2) over the parallel round-robin ordering,
 // with tracked column norms (W-cycle eq. 6) for the convergence test: one dot product per
 // pair that needs no rotation. A pair that is rotated gets its exact norms for the angle.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CPU backend: OpenMP over the batch, one workspace per thread, one matrix per iteration; for
 // large matrices, or a batch smaller than the thread count, the threads share each matrix's
 // rotations instead.
@@ -33,7 +34,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // threads: when there are too few matrices to give every thread one (worth it from 64
     // columns), and from 256 columns always, where one matrix and its V fill a core's cache
     // and several at once thrash it (1.7-1.9x faster at 256 and 512 on the development
-    // machine, slower at 128: bench/results/cpu/README.md).
+    // machine, slower at 128; 2026-11-23, docs/benchmarks.md).
     const index_t k = std::min(m, n);
     if ((k >= 64 && batch < omp_get_max_threads()) || k >= 256) {
         Workspace<T> ws;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CPU backend entry: the same contract as batchsvd::gesvd with host pointers; arguments are
 // already validated by the dispatcher (src/dispatch.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CPU backend's solve of one matrix: input checks and scaling, the transpose for wide
 // matrices, QR pre-processing for tall ones, the Jacobi iteration (unblocked or blocked),
 // and the final sort, normalisation and write-out. The CUDA backend follows the same steps.
@@ -20,7 +21,7 @@ namespace batchsvd::cpu {
 /// Up to this many columns the unblocked iteration is used (Variant::automatic). Measured on
 /// the 2-core development machine (batchsvd_cpu_bench --variant, float64): unblocked is 1.6-1.9x
 /// faster than blocked at 128, 256 and 512 columns, since the blocked products here are
-/// plain loops, not cache-blocked GEMMs; bench/results/cpu/README.md has the numbers.
+/// plain loops, not cache-blocked GEMMs (2026-11-23; docs/benchmarks.md has the numbers).
 inline constexpr index_t unblocked_max_cols = 512;
 inline constexpr int default_block_width = 16;
 

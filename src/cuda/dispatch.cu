@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend's entry (svd_cuda.hpp) and its routing rule (`route`): each call goes to
 // one path, tried in this order: QR pre-processing of tall or wide panels (qr/), the tiny
 // kernel for max(m, n) <= 4 (tiny/), the warp kernel for small matrices in registers (warp/),

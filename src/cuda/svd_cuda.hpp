@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // CUDA backend entry, seen by the dispatcher (plain C++: no CUDA headers here).
 #pragma once
 
@@ -12,7 +13,9 @@ bool device_available();
 bool is_device_pointer(const void* p);
 
 /// SVD with every pointer (a, s, u, v, info) in device memory. Work is ordered on
-/// opts.stream; the call returns when it is enqueued (workspace is stream-ordered).
+/// opts.stream (workspace is stream-ordered). The tiny, warp and fused paths return once
+/// enqueued; the blocked path waits for each sweep's count of unconverged matrices one sweep
+/// late, so it returns with at most a sweep and the finalisation still queued.
 template <class T>
 void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                   index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,

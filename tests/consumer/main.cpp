@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Downstream use of the installed library: SVD of a 3x2 matrix with known singular values.
 #include <batchsvd/batchsvd.hpp>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build tree into a scratch prefix, then configures, builds and runs the
 # consumer project against it with find_package(batchsvd).
 file(REMOVE_RECURSE ${WORK_DIR})

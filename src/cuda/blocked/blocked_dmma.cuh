@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The blocked pair kernel's two products in double and complex double on the FP64 tensor
 // cores (DMMA, mma.sync m8n8k4): the Gram matrix G = X^H X of the pair's 2NB columns and the
 // update [Xi Xj] <- [Xi Xj] Q (abfasi Algorithm 3, the fused update; W-cycle section IV-C).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Kernels of the blocked one-sided Jacobi path, for matrices that do not fit in one block's
 // shared memory (abfasi sections 5-9; W-cycle sections III and IV-C). The working matrix
 // W = A (or A^H when wide, M x N, M >= N) and V_W live in a device workspace; columns are split
@@ -87,7 +88,8 @@ inline constexpr int kBlockedAllPhases = 7;
 /// and the records' few instructions (a check before the step, stores after it) tipped it
 /// from 4 to 112 bytes of spills, about 10% slower sweeps (H100, 2026-11-26, one machine:
 /// 1000 x 256^2 unpreconditioned 156.9 ms on 0dd219e, before the records, against 173.8 on
-/// 5ee16a4), while the skipping had saved nothing there (97.0 ms with it, 96.5 without).
+/// 5ee16a4), while the skipping had saved nothing there (2026-11-25: 97.0 ms with it, 96.5
+/// without).
 /// The other precisions' kernels keep or lower their spills with the records.
 template <class T> inline constexpr bool kBlockedPairRecords = !std::is_same_v<T, double>;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host driver of the blocked CUDA path: workspace, the scan/load passes, the preconditioning
 // when asked (precondition.cu), one launch per round-robin step, a convergence check per
 // sweep, and the finalisation (BlockedSolve); a large preconditioned batch as two halves on

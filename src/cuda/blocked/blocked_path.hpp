@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host driver of the blocked CUDA path (blocked_kernels.cuh), called by dispatch.cu for
 // matrices that do not fit the fused kernel, where it measured faster than the fused kernel
 // (or preconditioned, faster than QR), or when Options::variant asks for it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reading a device counter on the host one iteration late, so that the stream never drains
 // while the host decides whether to go on: the blocked path's sweeps (blocked_path.cu) enqueue
 // sweep s + 1 before they wait for sweep s's count of matrices still iterating.

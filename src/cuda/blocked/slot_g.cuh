@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The blocked eigensolver's G (W2 x W2, Hermitian) kept in the circle method's slot order, as
 // its Q is (slot_q.cuh): pair p of every inner step is slots p and W2 - 1 - p, so a thread that
 // owns the 2x2 block of slot pairs (pi, pj) owns it at every step, with fixed addresses and no

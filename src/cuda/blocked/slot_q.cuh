@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The blocked eigensolver's Q (W2 x W2) held in registers, in the circle method's slot order
 // (core::round_robin_slot), so that its rotations need no shared memory (before 9d1fa64,
 // Q's 64 x 64 was read and written in shared memory every inner step, more than half of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Strided-batched GEMM over cuBLAS for the four device scalar types, the one wrapper the CUDA
 // backend's library products go through (precondition.cu, eigensolver_bisect.cuh).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Error checking for the CUDA backend: every runtime call and launch goes through
 // BATCHSVD_CUDA_CHECK, which turns a failure into the API's batchsvd::Error.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The current device's attributes (shared memory limits, SM count) for the plans of the
 // CUDA paths, each query checked.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // RAII device memory for the CUDA backend: stream-ordered (cudaMallocAsync / cudaFreeAsync on
 // the caller's stream), with a plain cudaMalloc fallback for devices without memory pools.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Last stage of every CUDA Jacobi solve (the fused kernel's team, or one block of the blocked
 // path): singular values from the column norms, sorted in descending order, left vectors
 // normalised (zero or negligible columns completed to an orthonormal set), and S, U, V written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Types and helpers shared by the CUDA kernels: the device complex type, the kernel
 // parameters, warp reductions, NaN and power-of-two scaling helpers.
 #pragma once

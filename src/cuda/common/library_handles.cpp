@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pool behind LibraryHandles (library_handles.hpp).
 #include "cuda/common/library_handles.hpp"
 

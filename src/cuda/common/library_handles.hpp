@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // cuBLAS and cuSOLVER handles for the CUDA backend's library calls (precondition.cu), from a
 // process-wide pool per device: a call takes a set for its duration (LibraryHandles) and gives
 // it back, so that handles, which take milliseconds to create, are made once per concurrent

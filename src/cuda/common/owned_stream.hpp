@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A CUDA stream of the library's own (RAII): the host-memory pipeline's two streams
 // (dispatch.cu) and the blocked path's two halves (blocked_path.cu).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Jacobi rotation of one column pair on the GPU, from its Gram entries (squared norms a, b
 // and dot product c: the warp kernel's columns, the blocked eigensolver's G), and its
 // application: to two values (rotate_pair), to a row of two columns in memory, and to a 2x2

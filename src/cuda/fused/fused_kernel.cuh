@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The fused one-sided Jacobi kernel: one "team" of threads per matrix keeps the working matrix
 // (and V when it is needed) in shared memory for the whole solve (abfasi section 9.1; the
 // W-cycle paper's section IV-B: a group of lanes per column pair, tracked column norms).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the fused shared-memory kernel takes on this device (plain C++: for tests, benchmarks
 // and tools). Larger sizes go to the blocked path (blocked_path.hpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The preconditioner's single-precision symmetric / Hermitian eigensolver past the split form's
 // largest order (eigensolver_split.cuh: 336 real on an H100), where cuSOLVER's
 // syevBatched takes one matrix's latency whatever the batch (about 28 ms at order 512 on an

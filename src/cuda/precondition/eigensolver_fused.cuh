@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A batched symmetric (real) or Hermitian (complex) eigensolver in single precision, one thread
 // block a matrix, the matrix held in shared memory (orders up to about 236 real, 166 complex
 // on an H100): the preconditioner's eigensolve (precondition.cu), in place of cuSOLVER's

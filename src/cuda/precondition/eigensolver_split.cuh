@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The preconditioner's single-precision symmetric / Hermitian eigensolver from order 160 real,
 // 128 complex (precondition.cu's eigensolver_form): past the largest order whose full matrix
 // fits one block's shared memory (eigensolver_fused.cuh: 236 real on an H100), and faster

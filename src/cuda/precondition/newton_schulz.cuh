@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Newton-Schulz iteration for the orthogonal (unitary) polar factor, X <- X (3I - X^H X) / 2
 // (Higham, "Functions of Matrices", SIAM 2008, section 8.3; each step takes an orthogonality
 // error d = ||X^H X - I|| to about 0.75 d^2), one step for a batch of matrices: P = X^H X and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Preconditioning of the blocked path (precondition.hpp): G = W^H W (cuBLAS), G rounded to
 // single precision, its eigenvectors (ascending eigenvalues) by eigensolver_form's choice:
 // eigensolver_fused.cuh below order 160 real, 128 complex where the matrix fits its shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Preconditioning of the blocked CUDA path (Options::precondition): before the sweeps, the
 // working matrix W (M x N, M >= N) is replaced by W V0 and V_W starts from V0 instead of I,
 // V0 an eigenbasis of W^H W computed in single precision (the library's own batched

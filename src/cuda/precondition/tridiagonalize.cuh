@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Householder tridiagonalisation that each of the preconditioner's own eigensolvers starts
 // with (eigensolver_fused.cuh: a full matrix in shared memory, one thread a row;
 // eigensolver_split.cuh: the packed lower triangle in shared memory, two threads a row;

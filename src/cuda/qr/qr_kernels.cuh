@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Kernels of the CUDA QR pre-processing (abfasi section 9.2: W = QR, SVD of R, U_W = Q U_R),
 // with the reflector convention of the CPU backend (cpu/householder_qr.hpp, LAPACK's
 // geqr2/larfg): H_j = I - tau_j v_j v_j^H, v_j(0) = 1 implicit, a real beta on R's diagonal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host driver of the CUDA QR pre-processing (qr_path.hpp).
 #include "cuda/qr/qr_path.hpp"
 

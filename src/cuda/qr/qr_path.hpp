@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host driver of the CUDA QR pre-processing (qr_kernels.cuh): W = QR by Householder, the SVD of
 // R by the tiny, warp, fused or blocked path, then U_W = Q [U_R; 0]. Used when Options::qr is
 // `always`, and by `automatic` for tall panels that fit in shared memory (dispatch.cu).

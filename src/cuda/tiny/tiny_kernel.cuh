@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Tiny matrices (max(m, n) <= kTinyMax): one thread per matrix, the working matrix W and V
 // in registers, loads and stores staged through shared memory so that a warp reads and
 // writes contiguous bytes (the batch is stored matrix after matrix).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Register-resident one-sided Jacobi for matrices of at most 32 columns: a team of NC lanes
 // (NC = 8, 16 or 32, inside one warp) per matrix, the working matrix W and V_W in registers.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host driver of the warp kernel (warp_path.hpp): the plan, the instantiations and the launch.
 #include "cuda/warp/warp_path.hpp"
 

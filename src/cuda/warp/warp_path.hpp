@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Host side of the register-resident warp kernel (warp_kernel.cuh): which sizes it takes,
 // and its launch.
 #pragma once
