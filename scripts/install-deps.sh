@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what batchsvd needs on Debian/Ubuntu: from Debian packages, compilers, CMake,
 # Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), CLI11 (the CLI's option parser), Python
-# with its headers and pip (the Python package), NumPy (the CLI's check); from PyPI, NumPy
-# and pytest for a python3 that is not Debian's. `pip install .` fetches the Python build's
-# own needs (scikit-build-core, nanobind) from PyPI.
+# with its headers and pip (the Python package), NumPy (the CLI's check), Hypothesis (the
+# Python package's property tests); from PyPI, NumPy, pytest and Hypothesis for a python3
+# that is not Debian's. `pip install .` fetches the Python build's own needs
+# (scikit-build-core, nanobind) from PyPI.
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
 set -euo pipefail
 packages=(build-essential cmake ninja-build liblapack-dev libblas-dev libgtest-dev libcli11-dev python3
-          python3-dev python3-pip python3-numpy)
+          python3-dev python3-pip python3-numpy python3-hypothesis)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,8 +26,8 @@ else
 fi
 # The python3 first on PATH may not be Debian's (pyenv, a venv): the CLI's NumPy check needs
 # NumPy in that interpreter, so it comes from PyPI when python3-numpy does not serve it.
-# The Python package's tests need pytest in that interpreter too.
-for mod in numpy pytest; do
+# The Python package's tests need pytest and Hypothesis in that interpreter too.
+for mod in numpy pytest hypothesis; do
   if ! python3 -c "import $mod" 2>/dev/null; then
     echo "install-deps: installing $mod for $(command -v python3) from PyPI"
     python3 -m pip install -q "$mod" || python3 -m pip install -q --break-system-packages "$mod"

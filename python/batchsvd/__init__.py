@@ -8,7 +8,19 @@ Results follow ``numpy.linalg.svd(a, full_matrices=False)`` / ``torch.linalg.svd
 ``a[..., :, :] = U @ (S[..., None] * Vh)`` with S descending. They are arrays of the
 input's type on the input's device. The input is read in place, without a copy, when each
 matrix is stored row-major or column-major with unit stride and the batch dimensions
-collapse to one stride; otherwise a contiguous copy is made first.
+collapse to one stride (no negative stride, no overlapping matrices, native byte order,
+aligned); otherwise a contiguous copy is made first.
+
+Errors: ``ValueError`` for bad arguments, ``TypeError`` for unsupported array types and
+dtypes, ``numpy.linalg.LinAlgError`` for NaN/Inf input or a sweep limit reached (unless
+``return_info=True``), ``OutOfMemoryError`` (a ``MemoryError``) when device memory for the
+workspace or the staged operands cannot be allocated, ``DeviceError`` (a ``RuntimeError``) when
+a CUDA kernel launch, runtime, cuBLAS or cuSOLVER call fails, and ``RuntimeError`` when a CUDA
+array is given to a build or machine without a usable CUDA backend. After an
+``OutOfMemoryError`` the library holds no memory of the failed call and the stream stays
+usable: the call can be repeated (after freeing memory, or with a smaller batch). So it can
+after a ``DeviceError``, unless the CUDA error was one that spoils the process's CUDA context
+(an illegal address, say), which the message names.
 """
 
 from __future__ import annotations
@@ -17,8 +29,13 @@ import numpy as np
 
 from . import _batchsvd
 
-__all__ = ["svd", "svdvals", "cuda_available", "__version__"]
+__all__ = ["svd", "svdvals", "cuda_available", "OutOfMemoryError", "DeviceError", "__version__"]
 __version__ = _batchsvd.version()
+
+#: Device memory could not be allocated (a subclass of MemoryError).
+OutOfMemoryError = _batchsvd.OutOfMemoryError
+#: A CUDA kernel launch, runtime, cuBLAS or cuSOLVER call failed (a subclass of RuntimeError).
+DeviceError = _batchsvd.DeviceError
 
 _DTYPES = ("float32", "float64", "complex64", "complex128")
 
@@ -51,6 +68,10 @@ class _Hooks:
     def finish(self, x):
         return x
 
+    def readable(self, a):
+        """Whether the extension can take the array's memory as it is (else it is copied)."""
+        return True
+
 
 class _NumPy(_Hooks):
     name = "numpy"
@@ -64,8 +85,15 @@ class _NumPy(_Hooks):
     def strides(self, a):  # in elements
         return tuple(s // a.itemsize for s in a.strides)
 
+    def readable(self, a):
+        # Native byte order, aligned, strides of whole elements.
+        return (a.dtype.isnative and getattr(a.flags, "aligned", True)
+                and all(s % a.itemsize == 0 for s in a.strides))
+
     def contiguous(self, a):
-        return np.ascontiguousarray(a)
+        # A new array: ascontiguousarray returns a C-contiguous array as it is, negative strides
+        # on axes of length 1 included.
+        return np.array(a, dtype=a.dtype.newbyteorder("="), order="C")
 
     def empty(self, shape, dtype_name, like):
         return np.empty(shape, dtype=dtype_name)
@@ -138,7 +166,7 @@ class _CuPy(_NumPy):
         self.cupy = cupy
 
     def contiguous(self, a):
-        return self.cupy.ascontiguousarray(a)
+        return self.cupy.array(a, order="C")
 
     def empty(self, shape, dtype_name, like):
         with like.device:
@@ -296,17 +324,23 @@ def _batch_stride(shape, strides):
 
 
 def _layout(shape, strides):
-    """('C' or 'F', leading dimension, batch stride) when the input can be read in place."""
+    """('C' or 'F', leading dimension, batch stride) when the input can be read in place: no
+    negative stride (on any axis: the extension checks axes of length 1 too) and matrices of
+    the batch that do not overlap (a broadcast batch axis has stride 0)."""
     m, n = shape[-2], shape[-1]
     sm, sn = strides[-2], strides[-1]
     bstride = _batch_stride(shape[:-2], strides[:-2])
-    if bstride is None or bstride < 0 or sm < 0 or sn < 0:
+    if bstride is None or any(s < 0 for s in strides):
         return None
     if (sn == 1 or n == 1) and sm >= n:  # row-major: column-major A^T, ld = row stride
-        return "C", max(sm, 1, n), bstride
-    if (sm == 1 or m == 1) and sn >= m:  # column-major A, ld = column stride
-        return "F", max(sn, 1, m), bstride
-    return None
+        order, ld, rows, cols = "C", max(sm, 1, n), n, m
+    elif (sm == 1 or m == 1) and sn >= m:  # column-major A, ld = column stride
+        order, ld, rows, cols = "F", max(sn, 1, m), m, n
+    else:
+        return None
+    if int(np.prod(shape[:-2], dtype=np.int64)) > 1 and bstride < ld * (cols - 1) + rows:
+        return None
+    return order, ld, bstride
 
 
 def _svd(a, compute_uv, tol, max_sweeps, return_info):
@@ -330,7 +364,10 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info):
     if max_sweeps is not None and max_sweeps < 1:
         raise ValueError("batchsvd.svd: max_sweeps must be >= 1")
 
-    layout = _layout(shape, fw.strides(arr)) if batch * m * n > 0 else ("C", max(n, 1), m * n)
+    if batch * m * n == 0:
+        layout = ("C", max(n, 1), m * n)
+    else:
+        layout = _layout(shape, fw.strides(arr)) if fw.readable(arr) else None
     if layout is None:
         arr = fw.contiguous(arr)
         layout = _layout(shape, fw.strides(arr))
@@ -409,6 +446,10 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     the results are returned. Without return_info, the status is checked on the host, which
     synchronises with that stream. Host arrays are solved on a GPU when one is usable (copied
     to device memory and back), else on the CPU.
+
+    Raises ValueError or TypeError for bad arguments, numpy.linalg.LinAlgError for a bad
+    status (above), batchsvd.OutOfMemoryError (a MemoryError) when device memory runs out,
+    batchsvd.DeviceError (a RuntimeError) when a CUDA call fails.
     """
     if full_matrices:
         raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "

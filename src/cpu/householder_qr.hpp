@@ -27,9 +27,13 @@ template <class T> real_t<T> scaled_norm(index_t len, const T* x) {
     if (big == 0) return 0;
     const int e = std::ilogb(big);
     R sum = 0;
+    // (scalbn on each entry: 2^-e itself overflows for a subnormal largest entry, e < -127 in
+    // float, and made such a column's norm, and R, Inf.)
     for (index_t i = 0; i < len; ++i) {
-        const T y = x[i] * std::scalbn(R(1), -e);
-        sum += std::norm(y);
+        if constexpr (is_cplx<T>::value)
+            sum += std::norm(T(std::scalbn(x[i].real(), -e), std::scalbn(x[i].imag(), -e)));
+        else
+            sum += std::norm(std::scalbn(x[i], -e));
     }
     return std::scalbn(std::sqrt(sum), e);
 }

@@ -77,8 +77,8 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
     }
     // Power-of-two scaling keeps sums of squares in range (exact, undone on S at the end).
     int scale_exp = 0;
-    const int limit = core::precision<R>::scale_exp;
-    if (maxabs > std::ldexp(R(1), limit) || (maxabs > 0 && maxabs < std::ldexp(R(1), -limit))) {
+    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
+    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) {
         scale_exp = -std::ilogb(maxabs);
         // ldexp on each entry: 2^scale_exp itself overflows for subnormal inputs (> 2^1023).
         for (T& x : ws.w) {

@@ -188,7 +188,9 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_scan_kernel(const Blo
     }
 }
 
-/// Pass 2: W = A or A^H, scaled by a power of two; V_W = I; finite matrices become active.
+/// Pass 2: W = A or A^H, scaled by a power of two; V_W = I; finite matrices become active. A
+/// matrix with a NaN or Inf gets W = 0 (it is never solved, but the preconditioner's batched
+/// products read every matrix's W, and must not read memory nothing wrote).
 template <class T>
 __global__ void __launch_bounds__(kBlockedThreads) blocked_load_kernel(const BlockedParams<T> p) {
     const JacobiParams<T>& q = p.out;
@@ -196,15 +198,15 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_load_kernel(const Blo
     const index_t total = index_t(q.m) * q.n;
     for (index_t b = blockIdx.y; b < q.batch; b += gridDim.y) {
         const BlockedState st = p.state[b];
-        if (st.nonfinite) continue;
-        const int scale_e = detail::state_scale_exponent<core::real_of_t<T>>(st);
+        const bool bad = st.nonfinite != 0;
+        const int scale_e = bad ? 0 : detail::state_scale_exponent<core::real_of_t<T>>(st);
         const T* a = q.a + b * q.stride_a;
         T* W = p.W + b * index_t(M) * N;
         const index_t first = index_t(blockIdx.x) * blockDim.x + threadIdx.x;
         const index_t step = index_t(gridDim.x) * blockDim.x;
         for (index_t idx = first; idx < total; idx += step) {
             const index_t r = idx % q.m, c = idx / q.m;
-            T x = a[r + c * q.lda];
+            T x = bad ? T(core::real_of_t<T>(0)) : a[r + c * q.lda];
             if (scale_e != 0) x = detail::scale_pow2(x, scale_e);
             if (q.transpose) W[c + r * M] = core::conj_of(x);
             else W[r + c * M] = x;
@@ -214,7 +216,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_load_kernel(const Blo
             for (index_t idx = first; idx < index_t(N) * N; idx += step)
                 V[idx] = T(core::real_of_t<T>(idx % N == idx / N ? 1 : 0));
         }
-        if (blockIdx.x == 0 && threadIdx.x == 0) p.state[b].active = 1;
+        if (!bad && blockIdx.x == 0 && threadIdx.x == 0) p.state[b].active = 1;
     }
 }
 

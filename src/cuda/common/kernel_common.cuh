@@ -235,10 +235,10 @@ template <class T> __device__ __forceinline__ T scale_pow2(const T& x, int e) {
 }
 
 /// Power-of-two scaling exponent of a matrix whose largest |entry| is amax: 0 when amax is
-/// within [2^-scale_exp, 2^scale_exp] (or 0), else -ilogb(amax), which brings it to [1, 2).
+/// within [2^-scale_exp_low, 2^scale_exp] (or 0), else -ilogb(amax), which brings it to [1, 2).
 template <class R> __device__ __forceinline__ int scale_exponent(R amax) {
-    constexpr int se = core::precision<R>::scale_exp;
-    return (amax > 0 && (amax > scalbn(R(1), se) || amax < scalbn(R(1), -se))) ? -ilogb(amax) : 0;
+    constexpr int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
+    return (amax > 0 && (amax > scalbn(R(1), hi) || amax < scalbn(R(1), -lo))) ? -ilogb(amax) : 0;
 }
 
 /// Largest |entry| kept as the bits of a non-negative R in a 64-bit word (the bit patterns of
