@@ -120,8 +120,11 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
 
 #if BATCHSVD_PYTHON_CUDA
 void cuda_check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-        throw std::runtime_error(std::string("batchsvd: ") + what + " failed: " + cudaGetErrorString(e));
+    if (e == cudaSuccess) return;
+    (void)cudaGetLastError();
+    throw batchsvd::Error(e == cudaErrorMemoryAllocation ? batchsvd::ErrorCode::out_of_memory
+                                                         : batchsvd::ErrorCode::device_error,
+                          std::string("batchsvd: ") + what + " failed: " + cudaGetErrorString(e));
 }
 
 /// Device memory for results handed to frameworks that cannot be written into (JAX arrays
@@ -165,16 +168,35 @@ void cuda_synchronize(std::uintptr_t stream) {
 }
 #endif
 
+/// The Python exceptions of batchsvd::Error codes out_of_memory and device_error (made when the
+/// module is initialised, kept for the life of the process).
+PyObject* out_of_memory_error = nullptr;
+PyObject* device_error = nullptr;
+
 }  // namespace
 
 NB_MODULE(_batchsvd, m) {
     m.doc() = "batchsvd's raw entry point; use batchsvd.svd";
+    out_of_memory_error = PyErr_NewExceptionWithDoc(
+        "batchsvd.OutOfMemoryError",
+        "Device memory for batchsvd's workspace or staging could not be allocated (a MemoryError).", PyExc_MemoryError,
+        nullptr);
+    device_error = PyErr_NewExceptionWithDoc(
+        "batchsvd.DeviceError", "A CUDA kernel launch, runtime, cuBLAS or cuSOLVER call failed (a RuntimeError).",
+        PyExc_RuntimeError, nullptr);
+    if (!out_of_memory_error || !device_error) throw nb::python_error();
+    m.attr("OutOfMemoryError") = nb::handle(out_of_memory_error);
+    m.attr("DeviceError") = nb::handle(device_error);
     nb::register_exception_translator([](const std::exception_ptr& p, void*) {
         try {
             std::rethrow_exception(p);
         } catch (const batchsvd::Error& e) {
-            if (e.code() == batchsvd::ErrorCode::invalid_argument) PyErr_SetString(PyExc_ValueError, e.what());
-            else PyErr_SetString(PyExc_RuntimeError, e.what());
+            switch (e.code()) {
+                case batchsvd::ErrorCode::invalid_argument: PyErr_SetString(PyExc_ValueError, e.what()); break;
+                case batchsvd::ErrorCode::out_of_memory: PyErr_SetString(out_of_memory_error, e.what()); break;
+                case batchsvd::ErrorCode::device_error: PyErr_SetString(device_error, e.what()); break;
+                default: PyErr_SetString(PyExc_RuntimeError, e.what());
+            }
         }
     });
     m.def("gesvd", &gesvd, nb::arg("a"), nb::arg("s"), nb::arg("u").none(), nb::arg("v").none(),

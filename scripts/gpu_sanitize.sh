@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs, on the GPU machine, compute-sanitizer's memcheck and synccheck over the GPU test cases
-# that reach every kernel and path: the tiny, warp, fused and blocked kernels, QR
-# pre-processing, NaN/Inf in a batch, rank deficiency, scaling, U/V off, the sweep limit,
-# workspace chunks and host streaming, in all four precisions; racecheck over one small batch
-# per path. Logs go to $OUT (or
-# gpu-out/): memcheck.log, racecheck.log, synccheck.log; the last lines are each tool's error
-# summary. Binaries come from gpu-carry/ (scripts/gpu_build.sh).
-#   scripts/gpu_sanitize.sh [memcheck|racecheck|synccheck ...]   (default: all three)
+# Runs, on the GPU machine, compute-sanitizer's memcheck, synccheck and initcheck over the GPU
+# test cases that reach every kernel and path: the tiny, warp, fused and blocked kernels, QR
+# pre-processing, the preconditioner (its safeguard and refinement), NaN/Inf in a batch, rank
+# deficiency, scaling, U/V off, the sweep limit, workspace chunks and host streaming, in all
+# four precisions; racecheck over one small batch per path. Logs go to $OUT (or gpu-out/):
+# memcheck.log, racecheck.log, synccheck.log, initcheck.log; the last lines are each tool's
+# error summary. Binaries come from gpu-carry/ or gpu-pack/ (scripts/gpu_build.sh).
+#   scripts/gpu_sanitize.sh [memcheck|racecheck|synccheck|initcheck ...]   (default: all four)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
 mkdir -p "$out"
+if [ ! -x gpu-carry/batchsvd_tests ] && [ -f gpu-pack/carry.tar.xz ]; then
+  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
+fi
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 tools=("$@")
-[ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck)
+[ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck initcheck)
 # Every path, on small batches (the sanitizers slow kernels down 10-100x).
 cases='CudaDevice/*.NanMatrixMidBatch:CudaDevice/*.UOrVOffAndValuesOnly:CudaDevice/*.RankDeficientAndZero'
 cases+=':CudaDevice/*.ScalingOfHugeAndTinyEntries:CudaDevice/*.MaxSweepsReported'
 cases+=':CudaDevice/*.SmallKernelsAreDeterministic:CudaDevice/*.BlockedPathIsDeterministic'
 cases+=':CudaDevice/*.BlockedMaskedBatchMixesEasyAndHard:CudaDevice/*.TinyTraps:CudaDevice/*.TinyNonFiniteIsolated'
 cases+=':CudaDevice/*.WorkspaceChunksMatchWholeBatch:CudaDevice/*.HostStreamedChunksMatchWholeBatch'
+cases+=':CudaDevice/*.PreconditionSafeguardDropsABadBasis:CudaDevice/*.PreconditionRefinementEdgeCases'
 cases+=':CudaDeviceApi.*'
 # racecheck tracks every shared-memory access and is 100x slower still: one small batch per
 # path (CudaDevice.EveryPathOnASmallBatch).

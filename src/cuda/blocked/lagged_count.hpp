@@ -41,7 +41,7 @@ public:
 
 private:
     PinnedInts() {
-        BATCHSVD_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&p_), kCount * sizeof(int), cudaHostAllocPortable));
+        BATCHSVD_CUDA_CHECK_ALLOC(cudaHostAlloc(reinterpret_cast<void**>(&p_), kCount * sizeof(int), cudaHostAllocPortable));
     }
     ~PinnedInts() { (void)cudaFreeHost(p_); }  // at thread exit; errors after the runtime's teardown are moot
     int* p_ = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // RAII device memory for the CUDA backend: stream-ordered (cudaMallocAsync / cudaFreeAsync on
-// the caller's stream), with a plain cudaMalloc fallback for devices without memory pools.
+// the caller's stream), with a plain cudaMalloc fallback for devices without memory pools; the
+// bytes held are counted (testing::live_device_bytes, fault_injection.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/fault_injection.hpp"
 
 namespace batchsvd::cuda {
 
@@ -42,20 +44,29 @@ inline index_t matrices_per_chunk(std::size_t per_matrix, index_t batch) {
 template <class T> class DeviceBuffer {
 public:
     DeviceBuffer() = default;
+    /// Throws Error{out_of_memory} naming the bytes asked for and free when the allocation
+    /// fails (one `alloc` point of fault_injection.hpp: an injected fault allocates nothing).
     DeviceBuffer(std::size_t count, cudaStream_t stream) : stream_(stream) {
         if (count == 0) return;
-        cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&ptr_), count * sizeof(T), stream);
-        if (e == cudaErrorNotSupported) {
-            (void)cudaGetLastError();
-            async_ = false;
-            e = cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T));
+        const std::size_t bytes = count * sizeof(T);
+        const bool injected = detail::fault_point(testing::FaultKind::alloc);
+        cudaError_t e = cudaErrorMemoryAllocation;
+        if (!injected) {
+            e = cudaMallocAsync(reinterpret_cast<void**>(&ptr_), bytes, stream);
+            if (e == cudaErrorNotSupported) {
+                (void)cudaGetLastError();
+                async_ = false;
+                e = cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes);
+            }
         }
         if (e != cudaSuccess) {
             ptr_ = nullptr;
-            const std::string what = "device allocation of " + std::to_string(count * sizeof(T)) +
-                                     " bytes (" + std::to_string(free_device_bytes()) + " free)";
-            throw_cuda_error(e, what.c_str(), __FILE__, __LINE__);
+            const std::string what = "device allocation of " + std::to_string(bytes) + " bytes (" +
+                                     std::to_string(free_device_bytes()) + " free)";
+            throw_cuda_error(e, what.c_str(), __FILE__, __LINE__, injected);
         }
+        bytes_ = bytes;
+        detail::live_device_bytes.fetch_add(bytes, std::memory_order_relaxed);
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -75,7 +86,9 @@ public:
             (void)cudaStreamSynchronize(stream_);  // the work using it must be done
             (void)cudaFree(ptr_);
         }
+        detail::live_device_bytes.fetch_sub(bytes_, std::memory_order_relaxed);
         ptr_ = nullptr;
+        bytes_ = 0;
     }
     T* get() const noexcept { return ptr_; }
 
@@ -84,8 +97,10 @@ private:
         std::swap(ptr_, o.ptr_);
         std::swap(stream_, o.stream_);
         std::swap(async_, o.async_);
+        std::swap(bytes_, o.bytes_);
     }
     T* ptr_ = nullptr;
+    std::size_t bytes_ = 0;  ///< counted in testing::live_device_bytes
     cudaStream_t stream_ = nullptr;
     bool async_ = true;
 };

@@ -38,16 +38,20 @@ void give_back(int device, const HandleSet& s) {
 
 }  // namespace
 
-void check_cublas(cublasStatus_t s, const char* what) {
+void check_cublas(cublasStatus_t s, const char* what, const char* file, int line, bool injected) {
     if (s == CUBLAS_STATUS_SUCCESS) return;
     const ErrorCode code = s == CUBLAS_STATUS_ALLOC_FAILED ? ErrorCode::out_of_memory : ErrorCode::device_error;
-    throw Error(code, std::string("batchsvd CUDA backend: ") + what + " failed: cuBLAS status " + std::to_string(int(s)));
+    throw Error(code, std::string("batchsvd CUDA backend: ") + what + " failed: cuBLAS status " +
+                          std::to_string(int(s)) + " (" + cublasGetStatusName(s) + ")" +
+                          (injected ? " (injected)" : "") + " at " + file + ":" + std::to_string(line));
 }
 
-void check_cusolver(cusolverStatus_t s, const char* what) {
+void check_cusolver(cusolverStatus_t s, const char* what, const char* file, int line, bool injected) {
     if (s == CUSOLVER_STATUS_SUCCESS) return;
     const ErrorCode code = s == CUSOLVER_STATUS_ALLOC_FAILED ? ErrorCode::out_of_memory : ErrorCode::device_error;
-    throw Error(code, std::string("batchsvd CUDA backend: ") + what + " failed: cuSOLVER status " + std::to_string(int(s)));
+    throw Error(code, std::string("batchsvd CUDA backend: ") + what + " failed: cuSOLVER status " +
+                          std::to_string(int(s)) + (injected ? " (injected)" : "") + " at " + file + ":" +
+                          std::to_string(line));
 }
 
 LibraryHandles::LibraryHandles(cudaStream_t stream) {

@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
+#include "cuda/common/fault_injection.hpp"
+
 namespace batchsvd::cuda {
 
 struct HandleSet {
@@ -36,11 +38,28 @@ private:
 };
 
 /// Throws batchsvd::Error (device_error, or out_of_memory for allocation failures) naming the
-/// call, for a failed cuBLAS or cuSOLVER status.
-void check_cublas(cublasStatus_t s, const char* what);
-void check_cusolver(cusolverStatus_t s, const char* what);
+/// call `what` at file:line, for a failed cuBLAS or cuSOLVER status; `injected` marks a fault
+/// made by fault_injection.hpp.
+void check_cublas(cublasStatus_t s, const char* what, const char* file, int line, bool injected = false);
+void check_cusolver(cusolverStatus_t s, const char* what, const char* file, int line, bool injected = false);
 
 }  // namespace batchsvd::cuda
 
-#define BATCHSVD_CUBLAS_CHECK(call) ::batchsvd::cuda::check_cublas((call), #call)
-#define BATCHSVD_CUSOLVER_CHECK(call) ::batchsvd::cuda::check_cusolver((call), #call)
+/// A cuBLAS or cuSOLVER call, checked; one `call` point of fault injection (an injected fault
+/// skips the call and reports CUBLAS_STATUS_EXECUTION_FAILED / CUSOLVER_STATUS_EXECUTION_FAILED).
+#define BATCHSVD_CUBLAS_CHECK(call)                                                                \
+    do {                                                                                           \
+        if (::batchsvd::cuda::detail::call_fault_point())                                          \
+            ::batchsvd::cuda::check_cublas(CUBLAS_STATUS_EXECUTION_FAILED, #call, __FILE__,        \
+                                           __LINE__, true);                                        \
+        else                                                                                       \
+            ::batchsvd::cuda::check_cublas((call), #call, __FILE__, __LINE__);                     \
+    } while (0)
+#define BATCHSVD_CUSOLVER_CHECK(call)                                                              \
+    do {                                                                                           \
+        if (::batchsvd::cuda::detail::call_fault_point())                                          \
+            ::batchsvd::cuda::check_cusolver(CUSOLVER_STATUS_EXECUTION_FAILED, #call, __FILE__,    \
+                                             __LINE__, true);                                      \
+        else                                                                                       \
+            ::batchsvd::cuda::check_cusolver((call), #call, __FILE__, __LINE__);                   \
+    } while (0)

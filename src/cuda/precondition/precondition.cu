@@ -274,7 +274,7 @@ template <class LT> void split_eigensolve(LT* g, float* lambda, int* info, int n
     const std::size_t per = split_eig_matrix_bytes<LT>(n);
     const index_t chunk = workspace_chunk(per, batch);
     DeviceBuffer<unsigned char> ws(std::size_t(chunk) * per, stream);
-    BATCHSVD_CUDA_CHECK(launch_symmetric_eig_split(g, lambda, info, n, batch, ws.get(), chunk, stream));
+    BATCHSVD_CUDA_CHECK_LAUNCHER(launch_symmetric_eig_split(g, lambda, info, n, batch, ws.get(), chunk, stream));
 }
 
 /// The bisection form on the batch, its workspace in chunks (workspace_chunk).
@@ -310,7 +310,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     const PreconditionEigensolver form = eigensolver_form<DT>(N, batch);
     if (form == PreconditionEigensolver::fused) {
         // Its eigenvectors, by our own kernels, where they fit.
-        BATCHSVD_CUDA_CHECK(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
+        BATCHSVD_CUDA_CHECK_LAUNCHER(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));
     } else if (form == PreconditionEigensolver::split) {
         split_eigensolve(g.get(), lambda.get(), info.get(), n, batch, stream);
     } else if (form == PreconditionEigensolver::bisect) {
