@@ -16,7 +16,7 @@ worst error over e1-e4 in units of the unit roundoff u.
                     `<!-- perf-table:end -->` of F with the block, instead of printing it.
 
 Only the standard library is needed for the table. The README's table is made by
-    python3 bench/readme_table.py bench/results/h100/2026-11-26-quick/quick.csv \\
+    python3 bench/readme_table.py bench/results/h100/2026-11-26-layout-and-merges/quick.csv \\
         --update-readme README.md
 """
 import argparse

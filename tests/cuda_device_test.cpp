@@ -132,27 +132,6 @@ void expect_family_accurate(testing::Family f, index_t m, index_t n, index_t bat
     expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, o));
 }
 
-/// Options that send every size past the tiny kernel to the blocked path (block width nb),
-/// not preconditioned.
-Options blocked_path(int nb = 0) {
-    Options o;
-    o.variant = JacobiVariant::blocked;
-    o.block_width = nb;
-    o.precondition = PreconditionMode::never;  // (the automatic rule takes most blocked sizes)
-    return o;
-}
-/// Options that ask for QR pre-processing (then the SVD of R by the usual paths).
-Options qr_always() {
-    Options o;
-    o.qr = QrMode::always;
-    return o;
-}
-/// The blocked path started from a single-precision eigenbasis (Options::precondition).
-Options preconditioned(int nb = 0) {
-    Options o = blocked_path(nb);
-    o.precondition = PreconditionMode::always;
-    return o;
-}
 /// The fused kernel (automatic), the blocked path, the blocked path preconditioned and QR
 /// pre-processing, for tests that run every path.
 const std::vector<std::pair<const char*, Options>>& all_paths() {

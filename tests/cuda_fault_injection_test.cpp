@@ -301,24 +301,6 @@ template <class T> void exercise(const Case& c) {
               << sites.str();
 }
 
-Options blocked_path(int nb) {
-    Options o;
-    o.variant = JacobiVariant::blocked;
-    o.block_width = nb;
-    o.precondition = PreconditionMode::never;
-    return o;
-}
-Options preconditioned(int nb = 0) {
-    Options o = blocked_path(nb);
-    o.precondition = PreconditionMode::always;
-    return o;
-}
-Options qr_always() {
-    Options o;
-    o.qr = QrMode::always;
-    return o;
-}
-
 #define FAULT_CASE(test_name, T, ...)                                                            \
     TEST(CudaFaultInjection, test_name) {                                                        \
         SKIP_WITHOUT_CUDA("fault injection on the CUDA backend");                                \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the GPU test files share: cases skip, with a message, where no CUDA device exists (CI
 // and the development machine have none; they run on a GPU machine through
-// scripts/gpu_check.sh), and device memory freed on scope exit.
+// scripts/gpu_check.sh), device memory freed on scope exit, and the Options that force a path.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,5 +32,27 @@ template <class T> struct DeviceArray {
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
+
+/// Options that send every size past the tiny kernel to the blocked path (block width nb),
+/// not preconditioned.
+inline Options blocked_path(int nb = 0) {
+    Options o;
+    o.variant = JacobiVariant::blocked;
+    o.block_width = nb;
+    o.precondition = PreconditionMode::never;  // (the automatic rule takes most blocked sizes)
+    return o;
+}
+/// Options that ask for QR pre-processing (then the SVD of R by the usual paths).
+inline Options qr_always() {
+    Options o;
+    o.qr = QrMode::always;
+    return o;
+}
+/// The blocked path started from a single-precision eigenbasis (Options::precondition).
+inline Options preconditioned(int nb = 0) {
+    Options o = blocked_path(nb);
+    o.precondition = PreconditionMode::always;
+    return o;
+}
 
 }  // namespace batchsvd::test

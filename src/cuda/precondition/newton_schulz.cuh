@@ -73,14 +73,12 @@ void newton_schulz_step(cublasHandle_t blas, cudaStream_t stream, int n, int bat
     using R = core::real_of_t<T>;
     gemm_strided<T>(blas, true, false, n, n, n, R(1), x, n, sx, x, n, sx, R(0), p, n, sp, batch);
     const index_t total = index_t(batch) * n * n;
-    const unsigned sms = unsigned(device_attribute(cudaDevAttrMultiProcessorCount));
     if (flags) {
         detail::newton_schulz_check_kernel<T><<<unsigned(std::min<index_t>(batch, 1 << 20)), 256, 0, stream>>>(
             p, sp, flags, n, batch);
         BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_check_kernel");
     }
-    detail::newton_schulz_factor_kernel<T><<<unsigned(std::clamp<index_t>((total + 255) / 256, 1, index_t(sms) * 16)), 256, 0,
-                                             stream>>>(p, n, sp, total);
+    detail::newton_schulz_factor_kernel<T><<<grid_stride_blocks(total), 256, 0, stream>>>(p, n, sp, total);
     BATCHSVD_CUDA_CHECK_LAUNCH("newton_schulz_factor_kernel");
     gemm_strided<T>(blas, false, false, n, n, n, R(1), x, n, sx, p, n, sp, R(0), next, n, snext, batch);
 }

@@ -191,11 +191,6 @@ __global__ void __launch_bounds__(256) refine_kernel(DT* S, const DT* P, core::r
     }
 }
 
-/// Blocks for a grid-stride loop over `total` elements.
-unsigned stride_blocks(index_t total) {
-    return unsigned(std::clamp<index_t>((total + 255) / 256, 1, index_t(device_attribute(cudaDevAttrMultiProcessorCount)) * 16));
-}
-
 /// Matrices of one cuSOLVER batched eigensolve (its sizes must keep n * lda * batch <= INT32_MAX).
 index_t eigensolve_batch(index_t N, index_t batch) { return std::max<index_t>(1, std::min<index_t>(batch, INT_MAX / (N * N))); }
 
@@ -303,7 +298,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
 
     // G = W^H W, in single precision.
     gemm_batched<DT>(h.blas, true, n, n, m, p.W, m, mn, p.W, m, mn, x.get(), n, nn, b);
-    gram_to_low_kernel<DT><<<stride_blocks(batch * nn), 256, 0, stream>>>(x.get(), g.get(), p.state, nn, batch * nn);
+    gram_to_low_kernel<DT><<<grid_stride_blocks(batch * nn), 256, 0, stream>>>(x.get(), g.get(), p.state, nn, batch * nn);
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));

@@ -35,30 +35,23 @@ struct PackedLower {
 };
 
 /// A full column-major matrix with leading dimension ld (ld >= n) in tridiagonalize's terms:
-/// (i, j) at col(j) + i - j, from (i, j) to (i, j + 1) a step of ld. Only its lower triangle
-/// is read or written.
-struct FullLower {
+/// (i, j) at col(j) + i - j, from (i, j) to (i, j + 1) a step of ld. With BothTriangles false
+/// only its lower triangle is read or written (FullLower). With it true (FullSymmetric, Subs =
+/// 1 only) both triangles are kept: p = tau A22 v reads row i alone and the rank-2 update
+/// writes whole rows, so that with an odd ld a warp's rows fall in 32 different banks at every
+/// step, where the lower triangle's reads of column i (a stride of ld + 1, even) meet in pairs:
+/// in the fused eigensolver (orders up to 159 in shared memory) the lower-triangle form cost 5%
+/// of the whole solve (H100, 2026-11-26, float64 1000 x 150^2 27.5 against 26.0 ms;
+/// bench/results/h100/2026-11-26-layout-and-merges/eigensolver_lower_triangle_1499fb6.csv).
+template <bool BothTriangles> struct FullMatrix {
     int ld;
     __device__ int col(int j) const { return j * (ld + 1); }
     __device__ int step(int) const { return ld; }
     static constexpr int shrink = 0;
-    static constexpr bool both_triangles = false;
+    static constexpr bool both_triangles = BothTriangles;
 };
-
-/// A full column-major matrix with leading dimension ld whose two triangles are both kept
-/// (Subs = 1 only): p = tau A22 v reads row i alone and the rank-2 update writes whole rows.
-/// With an odd ld a warp's rows then fall in 32 different banks at every step, where the
-/// lower triangle's reads of column i (a stride of ld + 1, even) meet in pairs: in the fused
-/// eigensolver (orders up to 159 in shared memory) the lower-triangle form cost 5% of the whole
-/// solve (H100, 2026-11-26, float64 1000 x 150^2 26.0 against 27.5 ms; eigensolver_merge.csv in
-/// bench/results/h100/2026-11-26-layout-and-merges/).
-struct FullSymmetric {
-    int ld;
-    __device__ int col(int j) const { return j * (ld + 1); }
-    __device__ int step(int) const { return ld; }
-    static constexpr int shrink = 0;
-    static constexpr bool both_triangles = true;
-};
+using FullLower = FullMatrix<false>;
+using FullSymmetric = FullMatrix<true>;
 
 /// The Householder reduction of the Hermitian matrix in a (its lower triangle, in layout L) to a
 /// real tridiagonal one, by one block of Threads threads: d, e (e[k] couples d[k] and d[k + 1],
