@@ -4,7 +4,8 @@
 # test cases that reach every kernel and path: the tiny, warp, fused and blocked kernels, QR
 # pre-processing, the preconditioner (its safeguard and refinement), NaN/Inf in a batch, rank
 # deficiency, scaling, U/V off, the sweep limit, workspace chunks and host streaming, in all
-# four precisions; racecheck over one small batch per path. Logs go to $OUT (or gpu-out/):
+# four precisions (one process each, side by side); racecheck over one small batch per path.
+# Logs go to $OUT (or gpu-out/):
 # memcheck.log, racecheck.log, synccheck.log, initcheck.log; the last lines are each tool's
 # error summary. Binaries come from gpu-carry/ or gpu-pack/ (scripts/gpu_build.sh).
 #   scripts/gpu_sanitize.sh [memcheck|racecheck|synccheck|initcheck ...]   (default: all four)
@@ -32,12 +33,29 @@ small='CudaDevice/*.EveryPathOnASmallBatch'
 status=0
 for tool in "${tools[@]}"; do
   echo "== compute-sanitizer --tool $tool"
-  filter=$cases
-  [ "$tool" = racecheck ] && filter=$small
-  compute-sanitizer --tool "$tool" --print-limit 50 gpu-carry/batchsvd_tests --gtest_filter="$filter" \
-    >"$out/$tool.log" 2>&1
-  rc=$?
-  grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  PASSED|^\[  FAILED" "$out/$tool.log" | tail -4
-  [ $rc -eq 0 ] || status=1
+  if [ "$tool" = racecheck ]; then
+    compute-sanitizer --tool racecheck --print-limit 50 gpu-carry/batchsvd_tests --gtest_filter="$small" \
+      >"$out/racecheck.log" 2>&1 || status=1
+    grep -E "RACECHECK SUMMARY|^\[  PASSED|^\[  FAILED" "$out/racecheck.log" | tail -4
+    continue
+  fi
+  # One process per precision (the typed tests' index 0-3) and one for the API tests, side
+  # by side: the instrumented kernels leave the GPU mostly idle, so four run in about the time
+  # of one. Their logs are joined into $tool.log, one section each.
+  pids=()
+  for part in 0 1 2 3 api; do
+    if [ "$part" = api ]; then filter='CudaDeviceApi.*'
+    else filter=$(echo "$cases" | sed "s#CudaDevice/\*\.#CudaDevice/$part.#g; s#:CudaDeviceApi\.\*##"); fi
+    compute-sanitizer --tool "$tool" --print-limit 50 gpu-carry/batchsvd_tests --gtest_filter="$filter" \
+      >"$out/$tool.$part.log" 2>&1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+  : >"$out/$tool.log"
+  for part in 0 1 2 3 api; do
+    { echo "=== part $part"; cat "$out/$tool.$part.log"; } >>"$out/$tool.log"
+    rm -f "$out/$tool.$part.log"
+  done
+  grep -E "^=== part|ERROR SUMMARY|^\[  PASSED|^\[  FAILED" "$out/$tool.log"
 done
 exit $status

@@ -319,6 +319,9 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
                                                                   CUBLAS_FILL_MODE_UPPER, N, lt, g.get(), N, CUDA_R_32F,
                                                                   lambda.get(), lt, &dbytes, &hbytes, part));
         DeviceBuffer<unsigned char> dwork(dbytes, stream);
+        // Zeroed: syevBatched's tridiagonalisation (sytrd4_gpu) reads workspace it has not
+        // written (compute-sanitizer initcheck, CUDA 13.0), values it then does not use.
+        if (dbytes > 0) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(dwork.get(), 0, dbytes, stream));
         std::vector<unsigned char> hwork(std::max<std::size_t>(hbytes, 1));
         for (index_t first = 0; first < batch; first += part) {
             // (A host workspace is not reused before the eigensolve that reads it is done.)
