@@ -88,11 +88,13 @@ void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
 }
 
 /// gesvd(a, s, u, v, info, m, n, batch, lda, stride_a, ldu, stride_u, ldv, stride_v,
-///       stride_s, tol, max_sweeps, stream): column-major strided batches, as the C++ API.
+///       stride_s, tol, max_sweeps, stream, devices): column-major strided batches, as the
+///       C++ API (devices: Options::devices).
 void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
            const std::optional<AnyArray>& v, const AnyArray& info, index_t m, index_t n,
            index_t batch, index_t lda, index_t sa, index_t ldu, index_t su, index_t ldv,
-           index_t sv, index_t ss, double tol, int max_sweeps, std::uintptr_t stream) {
+           index_t sv, index_t ss, double tol, int max_sweeps, std::uintptr_t stream,
+           const std::vector<int>& devices) {
     const int dev = a.device_type();
     auto same_device = [&](const auto& x) {
         return x.device_type() == dev && x.device_id() == a.device_id();
@@ -107,6 +109,7 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
     o.stream = reinterpret_cast<void*>(stream);
+    o.devices = devices;
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
     nb::gil_scoped_release release;
     if (has_dtype<float>(a)) run<float>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o);
@@ -203,8 +206,9 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("lda"),
           nb::arg("stride_a"), nb::arg("ldu"), nb::arg("stride_u"), nb::arg("ldv"),
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"));
+          nb::arg("stream"), nb::arg("devices"));
     m.def("cuda_available", &batchsvd::cuda_available);
+    m.def("cuda_devices", &batchsvd::cuda_devices);
     m.def("_last_input_pointer", [] { return std::uintptr_t(last_input); });
 #if BATCHSVD_PYTHON_CUDA
     m.def("cuda_empty", &cuda_empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"));

@@ -16,10 +16,11 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DBATCHSVD_BUILD_TESTS=ON -DBATCHSVD_BUILD_TOOLS=ON -DBATCHSVD_BUILD_BENCH=ON \
       -DBATCHSVD_GIT_COMMIT="$commit" >/dev/null
-cmake --build build-gpu -j "$JOBS" --target batchsvd_tests batchsvd_gpu_bench batchsvd_cli batchsvd_soak
+cmake --build build-gpu -j "$JOBS" --target batchsvd_tests batchsvd_gpu_bench batchsvd_cli batchsvd_soak batchsvd_multi_gpu_bench
 rm -rf gpu-carry
 mkdir -p gpu-carry/lib
-cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/bench/batchsvd_soak build-gpu/tools/batchsvd gpu-carry/
+cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/bench/batchsvd_soak \
+   build-gpu/bench/batchsvd_multi_gpu_bench build-gpu/tools/batchsvd gpu-carry/
 for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench; do
   ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp)\.so' || true
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done

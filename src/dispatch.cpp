@@ -3,6 +3,7 @@
 // crash) and the choice of backend.
 #include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "batchsvd/batchsvd.hpp"
 #include "cpu/svd_cpu.hpp"
@@ -35,6 +36,18 @@ void check_operand(const char* name, const P* data, index_t ld, index_t stride, 
 }
 
 #if BATCHSVD_WITH_CUDA
+/// Options::devices: valid, distinct CUDA devices.
+void check_devices(const std::vector<int>& devices, int count) {
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        const int d = devices[i];
+        if (d < 0 || d >= count)
+            invalid("device " + std::to_string(d) + " in devices does not exist (" + std::to_string(count) +
+                    " visible CUDA device" + (count == 1 ? ")" : "s)"));
+        for (std::size_t j = 0; j < i; ++j)
+            if (devices[j] == d) invalid("device " + std::to_string(d) + " is named twice in devices");
+    }
+}
+
 enum class Where { host, device, mixed };
 Where where(std::initializer_list<const void*> ptrs) {
     int host = 0, device = 0;
@@ -57,6 +70,14 @@ const char* to_string(Backend b) {
         case Backend::cuda: return "cuda";
     }
     return "unknown";
+}
+
+std::vector<int> cuda_devices() {
+    std::vector<int> all;
+#if BATCHSVD_WITH_CUDA
+    for (int d = 0; d < cuda::device_count(); ++d) all.push_back(d);
+#endif
+    return all;
 }
 
 bool cuda_available() {
@@ -96,10 +117,26 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
         invalid("A, S, U, V and info must all be host memory or all device memory");
     Backend backend = opts.backend;
     if (backend == Backend::automatic)
-        backend = (w == Where::device || cuda::device_available()) ? Backend::cuda : Backend::cpu;
+        backend = (w == Where::device || cuda::device_available() || !opts.devices.empty()) ? Backend::cuda
+                                                                                             : Backend::cpu;
+    if (backend == Backend::cpu && !opts.devices.empty())
+        invalid("devices names CUDA devices, but the backend is cpu");
     if (backend == Backend::cuda) {
         if (!cuda::device_available())
             throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd: no usable CUDA device");
+        if (!opts.devices.empty()) {
+            check_devices(opts.devices, cuda::device_count());
+            if (w == Where::device) {
+                const int home = cuda::pointer_device(info);
+                for (const void* p : {static_cast<const void*>(a.data), static_cast<const void*>(s),
+                                      opts.compute_u ? static_cast<const void*>(u.data) : nullptr,
+                                      opts.compute_v ? static_cast<const void*>(v.data) : nullptr})
+                    if (p && cuda::pointer_device(p) != home)
+                        invalid("with devices, the operands in device memory must all be on one device");
+            }
+            cuda::gesvd_devices<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
+            return;
+        }
         if (w == Where::device)
             cuda::gesvd_device<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
         else
@@ -108,6 +145,9 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     }
     if (w == Where::device) invalid("the cpu backend needs host memory, got device pointers");
 #else
+    if (!opts.devices.empty())
+        throw Error(ErrorCode::backend_unavailable,
+                    "batchsvd::gesvd: devices names CUDA devices, and this build has no CUDA backend");
     if (opts.backend == Backend::cuda)
         throw Error(ErrorCode::backend_unavailable,
                     "batchsvd::gesvd: this build has no CUDA backend (configure with "

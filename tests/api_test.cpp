@@ -86,6 +86,19 @@ TEST(Api, CudaBackendWithoutDeviceIsReported) {
     EXPECT_STREQ(default_backend_name(), "cpu");
 }
 
+TEST(Api, DevicesWithoutDeviceAreReported) {
+    if (cuda_available()) GTEST_SKIP() << "a CUDA device is present: CudaMultiGpuApi checks device lists";
+    Buffers b;
+    Options o;
+    o.devices = {0};
+    EXPECT_TRUE(cuda_devices().empty());
+    EXPECT_EQ(code_of([&] { gesvd<double>(6, 4, 3, b.a.data(), b.s.data(), b.u.data(), b.v.data(), b.info.data(), o); }),
+              ErrorCode::backend_unavailable);
+    o.backend = Backend::cpu;  // devices name CUDA devices: never the cpu backend's
+    EXPECT_EQ(code_of([&] { gesvd<double>(6, 4, 3, b.a.data(), b.s.data(), b.u.data(), b.v.data(), b.info.data(), o); }),
+              BATCHSVD_WITH_CUDA ? ErrorCode::invalid_argument : ErrorCode::backend_unavailable);
+}
+
 TEST(Api, StridedLayoutMatchesPackedLayout) {
     // the same matrices, packed and embedded in larger strided buffers, give the same result
     const index_t m = 7, n = 5, k = 5, batch = 4, lda = 9, lu = 8, lv = 6, sa = 60, su = 50, sv = 40, ss = 7;

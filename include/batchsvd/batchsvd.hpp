@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "batchsvd/version.hpp"
 
@@ -79,6 +80,17 @@ struct Options {
                               ///< library; the CUDA backend takes 16 for requests up to 16, else 32)
     PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path only
     void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
+    /// CUDA devices that share the batch (cuda_devices() for every visible one); empty: the
+    /// current device alone. With several devices the batch is cut into one contiguous share
+    /// per device, in proportion to the devices' multiprocessor counts, each share solved on a
+    /// host thread and a stream of its device's own; every matrix gets bitwise the result it
+    /// gets from one device. Host data: each share is copied to and from its device directly.
+    /// Device data (all operands on one device, the home device, which need not be listed):
+    /// the home device's share is solved in place on `stream`, every other share is copied to
+    /// its device, by peer copies where the devices allow them, and back, after the work
+    /// already queued on `stream`. The call returns when the other devices' shares are back;
+    /// the home device's share is ordered on `stream` as for one device. The CUDA backend only.
+    std::vector<int> devices;
 };
 
 /// Error codes of thrown errors (not per-matrix status, which goes to `info`).
@@ -128,6 +140,9 @@ void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, 
 
 /// True when the library was built with the CUDA backend and a CUDA device is usable.
 bool cuda_available();
+
+/// Every visible CUDA device, {0, 1, ..., count - 1}; empty without a CUDA backend or device.
+std::vector<int> cuda_devices();
 
 /// Name of the backend `Backend::automatic` picks for host data ("cuda" or "cpu").
 const char* default_backend_name();

@@ -29,7 +29,8 @@ import numpy as np
 
 from . import _batchsvd
 
-__all__ = ["svd", "svdvals", "cuda_available", "OutOfMemoryError", "DeviceError", "__version__"]
+__all__ = ["svd", "svdvals", "cuda_available", "cuda_devices", "OutOfMemoryError", "DeviceError",
+           "__version__"]
 __version__ = _batchsvd.version()
 
 #: Device memory could not be allocated (a subclass of MemoryError).
@@ -43,6 +44,34 @@ _DTYPES = ("float32", "float64", "complex64", "complex128")
 def cuda_available() -> bool:
     """True when batchsvd was built with CUDA and a CUDA device is usable."""
     return _batchsvd.cuda_available()
+
+
+def cuda_devices() -> list:
+    """Every visible CUDA device's index, ``[0, 1, ...]``; empty without a usable CUDA backend."""
+    return list(_batchsvd.cuda_devices())
+
+
+def _device_list(devices):
+    """``devices=`` as the library takes it: None -> [] (the array's device, or the current
+    one), "all" -> every visible device, else a sequence of device indices."""
+    if devices is None:
+        return []
+    if isinstance(devices, str):
+        if devices != "all":
+            raise ValueError('batchsvd.svd: devices must be None, "all" or a sequence of CUDA '
+                             'device indices, got %r' % devices)
+        found = cuda_devices()
+        if not found:
+            raise RuntimeError('batchsvd.svd: devices="all", but no CUDA device is usable')
+        return found
+    try:
+        out = [int(d) for d in devices]
+    except TypeError:
+        raise ValueError("batchsvd.svd: devices must be None, \"all\" or a sequence of CUDA device "
+                         "indices, got %r" % (devices,)) from None
+    if not out:
+        raise ValueError("batchsvd.svd: devices is empty")
+    return out
 
 
 # ---- array frameworks -----------------------------------------------------------------------
@@ -343,7 +372,8 @@ def _layout(shape, strides):
     return order, ld, bstride
 
 
-def _svd(a, compute_uv, tol, max_sweeps, return_info):
+def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
+    devices = _device_list(devices)
     fw, arr, back = _framework(a)
     if getattr(arr, "ndim", 0) < 2:
         raise ValueError("batchsvd.svd: expected an array of at least 2 dimensions (..., m, n), "
@@ -388,7 +418,8 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info):
             _batchsvd.gesvd(arr, s, left, right, info, rows, cols, batch, ld, bstride,
                             rows, rows * k, cols, cols * k, k,
                             30.0 if tol is None else float(tol),
-                            100 if max_sweeps is None else int(max_sweeps), fw.stream(arr))
+                            100 if max_sweeps is None else int(max_sweeps), fw.stream(arr),
+                            devices)
         else:  # nothing to decompose (k == 0 or an empty batch): every matrix "converged"
             info = fw.zero_info(info)
         fw.after_solve()
@@ -427,7 +458,7 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info):
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
-        return_info=False):
+        return_info=False, devices=None):
     """Reduced SVD of a stack of matrices: ``a = U @ (S[..., None] * Vh)``.
 
     a: array of shape (..., m, n) (float32, float64, complex64 or complex128) from NumPy,
@@ -440,6 +471,11 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     max_sweeps: sweep limit per matrix (default 100).
     return_info: when True, the per-matrix status (0 converged, > 0 sweeps run without
        converging, -1 NaN/Inf input) is returned last instead of raising LinAlgError.
+    devices: CUDA devices that share the batch: a sequence of device indices, or "all"
+       (``cuda_devices()``); None (default) uses the array's device (host arrays: the current
+       one). The batch is cut into one share per device; each matrix's result is bitwise the
+       one device's. A CUDA array's other shares are copied to their devices and back, and the
+       call returns when they are (the array's own device's share stays on the stream).
 
     CUDA arrays are processed on the array's device: PyTorch and CuPy arrays on the
     framework's current stream, JAX arrays on the default stream, which is synchronised before
@@ -454,9 +490,9 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     if full_matrices:
         raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "
                                   "reduced SVD (full_matrices=False) is computed")
-    return _svd(a, compute_uv, tol, max_sweeps, return_info)
+    return _svd(a, compute_uv, tol, max_sweeps, return_info, devices)
 
 
-def svdvals(a, *, tol=None, max_sweeps=None, return_info=False):
+def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None):
     """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``."""
-    return _svd(a, False, tol, max_sweeps, return_info)
+    return _svd(a, False, tol, max_sweeps, return_info, devices)

@@ -22,6 +22,7 @@
 #include "cuda/fused/fused_plan.hpp"
 #include "cuda/fused/fused_kernel.cuh"
 #include "cuda/common/owned_stream.hpp"
+#include "cuda/common/planning_batch.hpp"
 #include "cuda/precondition/precondition.hpp"
 #include "cuda/qr/qr_path.hpp"
 #include "cuda/tiny/tiny_kernel.cuh"
@@ -40,6 +41,19 @@ bool device_available() {
         return count > 0;
     }();
     return available;
+}
+
+int device_count() {
+    if (!device_available()) return 0;
+    int count = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDeviceCount(&count));
+    return count;
+}
+
+int pointer_device(const void* p) {
+    cudaPointerAttributes attr{};
+    BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&attr, p));
+    return attr.device;
 }
 
 bool is_device_pointer(const void* p) {
@@ -436,11 +450,12 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
         throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: matrix too large for the CUDA backend");
     const index_t M = std::max(m, n), N = std::min(m, n);
     const std::size_t per = blocked_bytes<T>(M, N, need_vw, opts);
-    const int nb = block_width_for<T>(opts, N, batch);
-    const bool pre = use_precondition<T>(M, N, batch, opts);  // the batch's, for every chunk alike
-    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, [&](const auto& p) {
-        run_blocked(p, nb, pre, blocked_halves<T>(M, N, p.batch, pre, opts), stream);
-    });
+    const index_t plan = planning_batch(batch);  // the call's, for every chunk alike
+    const int nb = block_width_for<T>(opts, N, plan);
+    const bool pre = use_precondition<T>(M, N, plan, opts);
+    const bool halves = blocked_halves<T>(M, N, plan, pre, opts);
+    over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw,
+                   [&](const auto& p) { run_blocked(p, nb, pre, halves, stream); });
 }
 
 /// QR pre-processing (qr_path.cu), over as many chunks as its workspace (and that of the
@@ -485,15 +500,17 @@ template <class T> bool blocked_beats_fused(index_t M, index_t N, index_t batch,
     else return N >= 48;
 }
 
+/// (The choices by the call's batch, planning_batch; the fused kernel's grid by this part's.)
 template <class T> Route route(index_t m, index_t n, index_t batch, const Options& opts) {
     Route r;
-    if (use_qr<T>(m, n, batch, opts)) r.path = Path::qr;
+    const index_t plan = planning_batch(batch);
+    if (use_qr<T>(m, n, plan, opts)) r.path = Path::qr;
     else if (use_tiny(m, n)) r.path = Path::tiny;
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
     else {
         r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
         const bool faster = opts.variant == JacobiVariant::automatic &&
-                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n), batch, opts);
+                            blocked_beats_fused<T>(std::max(m, n), std::min(m, n), plan, opts);
         r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked || faster ? Path::blocked : Path::fused;
     }
     return r;
@@ -506,6 +523,7 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
                   index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                   const Options& opts) {
     if (batch <= 0) return;
+    const PlanningScope scope(batch);
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
     if (std::min(m, n) == 0) {  // nothing to decompose: every matrix "converged"
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), stream));
@@ -561,8 +579,9 @@ template <class T> struct DeviceChunk {
         : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st) {}
 };
 
-/// Enqueues on `stream` the first half of one chunk of `count` matrices whose host operands
-/// start at ha, hs, hu, hv (the caller's memory, with the caller's layout): the inputs in (and
+/// Enqueues on `stream` the first half of one chunk of `count` matrices whose operands start at
+/// ha, hs, hu, hv (the caller's memory, with the caller's layout: host memory, or another
+/// device's, for a share of several devices, gesvd_devices): the inputs in (and
 /// the outputs with gaps between matrices, so that the gaps survive), then the solve.
 template <class T>
 void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
@@ -570,13 +589,13 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
                           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
                           const Options& opts, cudaStream_t stream) {
     using R = real_t<T>;
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyHostToDevice, stream));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyDefault, stream));
     if (sp.s_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyHostToDevice, stream));
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyDefault, stream));
     if (sp.u_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyHostToDevice, stream));
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyDefault, stream));
     if (sp.v_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyHostToDevice, stream));
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyDefault, stream));
     Options o = opts;
     o.stream = stream;
     gesvd_device<T>(m, n, count, MatrixBatch<const T>{d.a.get(), a.ld, a.stride}, d.s.get(), s_stride,
@@ -590,10 +609,10 @@ template <class T>
 void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
                  const DeviceChunk<T>& d, cudaStream_t stream) {
     using R = real_t<T>;
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDeviceToHost, stream));
-    if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDefault, stream));
+    if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDefault, stream));
+    if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDefault, stream));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDefault, stream));
 }
 
 /// Device bytes one matrix needs when solved from host memory: its operands and the chosen
@@ -672,6 +691,7 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                 const Options& opts) {
     if (batch <= 0) return;
+    const PlanningScope scope(batch);
     const index_t k = std::min(m, n);
     if (k == 0) {
         std::fill(info, info + batch, 0);

@@ -12,6 +12,19 @@ bool device_available();
 /// True when p points to device or managed memory (false for host memory and nullptr).
 bool is_device_pointer(const void* p);
 
+/// Number of visible CUDA devices (0 when none can be used).
+int device_count();
+
+/// The device whose memory `p` (device or managed memory) is.
+int pointer_device(const void* p);
+
+/// SVD of a batch shared by the devices opts.devices (valid, distinct ids; every pointer in
+/// host memory, or every one in one device's memory): Options::devices says how.
+template <class T>
+void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                   index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                   const Options& opts);
+
 /// SVD with every pointer (a, s, u, v, info) in device memory. Work is ordered on
 /// opts.stream (workspace is stream-ordered). The tiny, warp and fused paths return once
 /// enqueued; the blocked path waits for each sweep's count of unconverged matrices one sweep
@@ -21,7 +34,8 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
                   index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                   const Options& opts);
 
-/// SVD with every pointer in host memory: staged through device memory, synchronous.
+/// SVD with every pointer in host memory, or in another device's memory: staged through the
+/// current device's memory, synchronous.
 template <class T>
 void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,

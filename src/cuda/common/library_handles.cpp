@@ -2,6 +2,8 @@
 // The pool behind LibraryHandles (library_handles.hpp).
 #include "cuda/common/library_handles.hpp"
 
+#include <exception>
+
 #include <mutex>
 #include <string>
 #include <vector>
@@ -54,7 +56,7 @@ void check_cusolver(cusolverStatus_t s, const char* what, const char* file, int 
                           std::to_string(line));
 }
 
-LibraryHandles::LibraryHandles(cudaStream_t stream) {
+LibraryHandles::LibraryHandles(cudaStream_t stream) : stream_(stream), uncaught_(std::uncaught_exceptions()) {
     BATCHSVD_CUDA_CHECK(cudaGetDevice(&device_));
     {
         HandlePool& p = pool();
@@ -87,6 +89,10 @@ LibraryHandles::LibraryHandles(cudaStream_t stream) {
     }
 }
 
-LibraryHandles::~LibraryHandles() { give_back(device_, set_); }
+LibraryHandles::~LibraryHandles() {
+    if (std::uncaught_exceptions() > uncaught_ && cudaStreamSynchronize(stream_) != cudaSuccess)
+        (void)cudaGetLastError();  // (the error in flight is the one reported)
+    give_back(device_, set_);
+}
 
 }  // namespace batchsvd::cuda

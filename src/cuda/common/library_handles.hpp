@@ -23,7 +23,9 @@ struct HandleSet {
 
 /// A handle set of the current device, bound to `stream` (cuBLAS in its default math mode,
 /// set explicitly: products at least as precise as their type, so no TF32 for float), held
-/// until the destructor gives it back to the pool.
+/// until the destructor gives it back to the pool. Left by an exception, the destructor first
+/// waits for the stream, so that library work still queued with the set ends before another
+/// caller can take it.
 class LibraryHandles {
 public:
     explicit LibraryHandles(cudaStream_t stream);
@@ -35,6 +37,8 @@ public:
 private:
     int device_ = 0;
     HandleSet set_;
+    cudaStream_t stream_ = nullptr;
+    int uncaught_ = 0;  ///< exceptions in flight at construction (an error path waits, ~LibraryHandles)
 };
 
 /// Throws batchsvd::Error (device_error, or out_of_memory for allocation failures) naming the

@@ -27,6 +27,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_attribute.hpp"
 #include "cuda/common/device_buffer.hpp"
+#include "cuda/common/planning_batch.hpp"
 #include "cuda/common/library_handles.hpp"
 #include "cuda/precondition/eigensolver_fused.cuh"
 #include "cuda/precondition/eigensolver_bisect.cuh"
@@ -302,7 +303,7 @@ void precondition_working_matrices(BlockedParams<DT>& p, DeviceBuffer<DT>& w, co
     BATCHSVD_CUDA_CHECK_LAUNCH("gram_to_low_kernel");
 
     const unsigned per_matrix = unsigned(std::min<index_t>(batch, index_t(1) << 20));
-    const PreconditionEigensolver form = eigensolver_form<DT>(N, batch);
+    const PreconditionEigensolver form = eigensolver_form<DT>(N, planning_batch(batch));  // the call's batch
     if (form == PreconditionEigensolver::fused) {
         // Its eigenvectors, by our own kernels, where they fit.
         BATCHSVD_CUDA_CHECK_LAUNCHER(launch_symmetric_eig(g.get(), lambda.get(), info.get(), n, batch, per_matrix, stream));

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A batch over several GPUs of one host (Options::devices) against one GPU, in the same run:
+// for each case and each GPU count g in --gpus (those the machine has), devices {0 .. g-1},
+// the input either in device 0's memory (input=device: the other shares travel by peer copies)
+// or in pinned host memory (input=host). Times are CUDA events on a stream of device 0 around
+// the call (which returns when every other device's share is back), after one warm-up, the
+// median of --reps calls. Each g's result is compared bitwise with one GPU's, and e1-e4 of
+// its first and last matrix against LAPACK (in units of u).
+//   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--input device|host|both]
+//                            [--case PRECISION:BATCHxMxN ...]  (default: the cases below)
+// CSV on stdout: mode=multigpu, gpu, date, commit, gpus, precision, m, n, batch, input,
+// batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <limits>
+#include <random>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+#include "testing/error_measures.hpp"
+
+#ifndef BATCHSVD_GIT_COMMIT
+#define BATCHSVD_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using batchsvd::index_t;
+
+void check(cudaError_t e, const char* what) {
+    if (e == cudaSuccess) return;
+    std::fprintf(stderr, "multi_gpu_bench: %s failed: %s\n", what, cudaGetErrorString(e));
+    std::exit(2);
+}
+#define CK(call) check((call), #call)
+
+struct Case {
+    std::string precision;
+    index_t batch, m, n;
+};
+
+/// Device or pinned host memory of `count` elements, freed on scope exit.
+template <class T> struct Buffer {
+    T* p = nullptr;
+    bool host = false;
+    Buffer(std::size_t count, bool on_host) : host(on_host) {
+        const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
+        if (host) CK(cudaHostAlloc(reinterpret_cast<void**>(&p), bytes, cudaHostAllocPortable));
+        else CK(cudaMalloc(reinterpret_cast<void**>(&p), bytes));
+    }
+    ~Buffer() { host ? (void)cudaFreeHost(p) : (void)cudaFree(p); }
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+};
+
+/// Uniform [-1, 1) entries ("random"), filled by all host threads.
+template <class T> std::vector<T> random_batch(std::size_t count, std::uint64_t seed) {
+    using R = batchsvd::real_t<T>;
+    std::vector<T> a(count);
+    const unsigned threads = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+            std::mt19937_64 g(seed * 1000003 + t);
+            std::uniform_real_distribution<double> d(-1, 1);
+            for (std::size_t i = t; i < count; i += threads) {
+                if constexpr (std::is_same_v<T, R>) a[i] = T(d(g));
+                else a[i] = T(R(d(g)), R(d(g)));
+            }
+        });
+    for (auto& th : pool) th.join();
+    return a;
+}
+
+template <class T> struct Result {
+    std::vector<batchsvd::real_t<T>> s;
+    std::vector<T> u, v;
+    std::vector<int> info;
+    bool operator==(const Result& o) const {
+        auto same = [](const auto& x, const auto& y) {
+            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+        };
+        return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
+    }
+};
+
+std::string gpu_name() {
+    cudaDeviceProp p{};
+    CK(cudaGetDeviceProperties(&p, 0));
+    return p.name;
+}
+
+std::string today() {
+    const std::time_t t = std::time(nullptr);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+    return buf;
+}
+
+template <class T>
+void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, const std::vector<std::string>& inputs) {
+    using R = batchsvd::real_t<T>;
+    const index_t m = c.m, n = c.n, batch = c.batch, k = std::min(m, n);
+    const std::size_t na = std::size_t(batch * m * n), ns = std::size_t(batch * k), nu = std::size_t(batch * m * k),
+                      nv = std::size_t(batch * n * k);
+    const std::vector<T> a = random_batch<T>(na, std::random_device{}());
+    CK(cudaSetDevice(0));
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    for (const std::string& input : inputs) {
+        const bool host = input == "host";
+        Buffer<T> da(na, host), du(nu, host), dv(nv, host);
+        Buffer<R> ds(ns, host);
+        Buffer<int> di(std::size_t(batch), host);
+        CK(cudaMemcpy(da.p, a.data(), na * sizeof(T), cudaMemcpyDefault));
+        Result<T> one;
+        double one_ms = 0;
+        for (int g : gpu_counts) {
+            batchsvd::Options o;
+            o.stream = stream;
+            if (g > 1)
+                for (int d = 0; d < g; ++d) o.devices.push_back(d);
+            auto call = [&] {
+                CK(cudaMemsetAsync(di.p, 0xff, batch * sizeof(int), stream));  // (poison: info -1)
+                CK(cudaStreamSynchronize(stream));
+                CK(cudaEventRecord(e0, stream));
+                batchsvd::gesvd<T>(m, n, batch, da.p, ds.p, du.p, dv.p, di.p, o);
+                CK(cudaEventRecord(e1, stream));
+                CK(cudaEventSynchronize(e1));
+                float ms = 0;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                return double(ms);
+            };
+            call();  // warm-up
+            std::vector<double> times;
+            for (int r = 0; r < reps; ++r) times.push_back(call());
+            std::sort(times.begin(), times.end());
+            const double ms = times[times.size() / 2];
+            Result<T> res;
+            res.s.resize(ns);
+            res.u.resize(nu);
+            res.v.resize(nv);
+            res.info.resize(std::size_t(batch));
+            CK(cudaMemcpy(res.s.data(), ds.p, ns * sizeof(R), cudaMemcpyDefault));
+            CK(cudaMemcpy(res.u.data(), du.p, nu * sizeof(T), cudaMemcpyDefault));
+            CK(cudaMemcpy(res.v.data(), dv.p, nv * sizeof(T), cudaMemcpyDefault));
+            CK(cudaMemcpy(res.info.data(), di.p, batch * sizeof(int), cudaMemcpyDefault));
+            if (g == gpu_counts.front()) {
+                one = res;
+                one_ms = ms;
+            }
+            double worst = 0;
+            for (index_t b : {index_t(0), batch - 1}) {
+                const T* ab = a.data() + b * m * n;
+                const auto ref = batchsvd::testing::reference_singular_values<T>(m, n, ab, m);
+                const auto e = batchsvd::testing::measure<T>(m, n, ab, m, res.s.data() + b * k, res.u.data() + b * m * k, m,
+                                                             res.v.data() + b * n * k, n, ref.data());
+                for (double x : {e.e1, e.e2, e.e3, e.e4}) worst = std::max(worst, x / batchsvd::testing::unit_roundoff<T>());
+                if (res.info[b] != 0) worst = std::numeric_limits<double>::infinity();
+            }
+            std::printf("multigpu,%s,%s,%s,%d,%s,%lld,%lld,%lld,%s,%.3f,%.3f,%.3f,%d,%.2f\n", gpu_name().c_str(),
+                        today().c_str(), BATCHSVD_GIT_COMMIT, g, c.precision.c_str(), (long long)m, (long long)n,
+                        (long long)batch, input.c_str(), ms, one_ms, one_ms / ms, int(res == one), worst);
+            std::fflush(stdout);
+        }
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaStreamDestroy(stream));
+}
+
+std::vector<int> parse_ints(const std::string& s) {
+    std::vector<int> out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const std::size_t j = s.find(',', i);
+        out.push_back(std::atoi(s.substr(i, j - i).c_str()));
+        if (j == std::string::npos) break;
+        i = j + 1;
+    }
+    return out;
+}
+
+bool parse_case(const std::string& s, Case& c) {
+    const std::size_t colon = s.find(':');
+    if (colon == std::string::npos) return false;
+    c.precision = s.substr(0, colon);
+    long long b = 0, m = 0, n = 0;
+    if (std::sscanf(s.c_str() + colon + 1, "%lldx%lldx%lld", &b, &m, &n) != 3 || b < 1 || m < 1 || n < 1) return false;
+    c.batch = b;
+    c.m = m;
+    c.n = n;
+    return c.precision == "float32" || c.precision == "float64" || c.precision == "complex64" ||
+           c.precision == "complex128";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> gpus{1, 2, 4, 8};
+    int reps = 5;
+    std::vector<std::string> inputs{"device", "host"};
+    std::vector<Case> cases;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "multi_gpu_bench: %s needs a value\n", arg.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (arg == "--gpus") gpus = parse_ints(value());
+        else if (arg == "--reps") reps = std::max(1, std::atoi(value().c_str()));
+        else if (arg == "--input") {
+            const std::string v = value();
+            inputs = v == "both" ? std::vector<std::string>{"device", "host"} : std::vector<std::string>{v};
+            if (v != "both" && v != "device" && v != "host") {
+                std::fprintf(stderr, "multi_gpu_bench: --input is device, host or both\n");
+                return 2;
+            }
+        } else if (arg == "--case") {
+            Case c;
+            if (!parse_case(value(), c)) {
+                std::fprintf(stderr, "multi_gpu_bench: --case is PRECISION:BATCHxMxN (e.g. float64:1000x256x256)\n");
+                return 2;
+            }
+            cases.push_back(c);
+        } else {
+            std::fprintf(stderr, "multi_gpu_bench: unknown option %s\n", arg.c_str());
+            return 2;
+        }
+    }
+    if (cases.empty())
+        cases = {{"float64", 10000, 32, 32}, {"float64", 1000, 256, 256}, {"float64", 50, 512, 512}, {"float64", 1000, 512, 512}};
+    int count = 0;
+    CK(cudaGetDeviceCount(&count));
+    std::vector<int> usable;
+    for (int g : gpus)
+        if (g >= 1 && g <= count) usable.push_back(g);
+    std::sort(usable.begin(), usable.end());
+    if (usable.empty() || usable.front() != 1) usable.insert(usable.begin(), 1);  // one GPU: the baseline
+    std::printf("mode,gpu,date,commit,gpus,precision,m,n,batch,input,batchsvd_ms,one_gpu_ms,speedup,bitwise_one_gpu,err_u\n");
+    try {
+        for (const Case& c : cases) {
+            if (c.precision == "float32") run_case<float>(c, usable, reps, inputs);
+            else if (c.precision == "float64") run_case<double>(c, usable, reps, inputs);
+            else if (c.precision == "complex64") run_case<std::complex<float>>(c, usable, reps, inputs);
+            else run_case<std::complex<double>>(c, usable, reps, inputs);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "multi_gpu_bench: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A batch shared by several devices of one host (Options::devices): one contiguous share per
+// device, in proportion to its multiprocessors (a uniform batch's matrices cost alike, so
+// equal devices get equal counts), each solved by the one-device entry points on a host
+// thread of its own, under the call's PlanningScope so that each share chooses its paths as
+// the whole batch would. Host data: gesvd_host on each device. Device data on a home device:
+// the home share in place on the caller's stream (gesvd_device), every other share by
+// gesvd_host on its device, which copies straight from and to the home device's memory
+// (cudaMemcpyDefault: peer copies over NVLink or PCIe where peer access is enabled, else staged
+// by the driver), after an event on the caller's stream.
+#include "cuda/multi_gpu/batch_over_devices.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/owned_stream.hpp"
+#include "cuda/common/planning_batch.hpp"
+#include "cuda/svd_cuda.hpp"
+
+namespace batchsvd::cuda {
+
+std::vector<Share> split_by_weight(index_t batch, const std::vector<int>& devices, const std::vector<double>& weights) {
+    double total = 0;
+    for (double w : weights) total += w;
+    std::vector<Share> shares;
+    double upto = 0;
+    index_t first = 0;
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+        upto += weights[i];
+        const index_t end = i + 1 == devices.size() ? batch : std::min<index_t>(batch, index_t(std::floor(double(batch) * upto / total)));
+        if (end > first) shares.push_back({devices[i], first, end - first});
+        first = std::max(first, end);
+    }
+    return shares;
+}
+
+namespace {
+
+/// Makes `device` current for the scope and restores the previous one.
+class DeviceScope {
+public:
+    explicit DeviceScope(int device) {
+        BATCHSVD_CUDA_CHECK(cudaGetDevice(&saved_));
+        if (device != saved_) BATCHSVD_CUDA_CHECK(cudaSetDevice(device));
+    }
+    ~DeviceScope() { (void)cudaSetDevice(saved_); }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+
+private:
+    int saved_ = 0;
+};
+
+/// An event of the current device, without timing, destroyed on scope exit.
+struct OwnedEvent {
+    cudaEvent_t e = nullptr;
+    OwnedEvent() { BATCHSVD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
+    ~OwnedEvent() { (void)cudaEventDestroy(e); }
+    OwnedEvent(const OwnedEvent&) = delete;
+    OwnedEvent& operator=(const OwnedEvent&) = delete;
+};
+
+/// Lets the current device read and write `home`'s memory directly, where the two can.
+void enable_peer_access(int home) {
+    int device = 0, can = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
+    if (device == home) return;
+    BATCHSVD_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, home));
+    if (!can) return;
+    const cudaError_t e = cudaDeviceEnablePeerAccess(home, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else BATCHSVD_CUDA_CHECK(e);
+}
+
+/// Each device's weight: its multiprocessor count.
+std::vector<double> device_weights(const std::vector<int>& devices) {
+    std::vector<double> w;
+    for (int d : devices) {
+        int sms = 0;
+        BATCHSVD_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
+        w.push_back(double(std::max(sms, 1)));
+    }
+    return w;
+}
+
+}  // namespace
+
+template <class T>
+void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                   index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                   const Options& opts) {
+    if (batch <= 0) return;
+    const bool on_device = is_device_pointer(info);
+    const int home = on_device ? pointer_device(info) : -1;
+    const index_t k = std::min(m, n);
+    if (k == 0) {  // nothing to decompose: every matrix "converged"
+        if (!on_device) std::fill(info, info + batch, 0);
+        else {
+            DeviceScope at(home);
+            BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), static_cast<cudaStream_t>(opts.stream)));
+        }
+        return;
+    }
+    const std::vector<Share> shares = split_by_weight(batch, opts.devices, device_weights(opts.devices));
+    cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
+
+    // Device data: the other devices start after the work queued on the caller's stream.
+    std::unique_ptr<OwnedEvent> ready;
+    if (on_device) {
+        DeviceScope at(home);
+        ready = std::make_unique<OwnedEvent>();
+        BATCHSVD_CUDA_CHECK(cudaEventRecord(ready->e, caller));
+    } else {
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(caller));  // the caller's earlier work, as gesvd_host
+    }
+
+    auto solve = [&](const Share& sh) {
+        auto at = [&](auto* p, index_t stride) { return p ? p + sh.first * stride : p; };
+        const MatrixBatch<const T> as{at(a.data, a.stride), a.ld, a.stride};
+        const MatrixBatch<T> us{at(u.data, u.stride), u.ld, u.stride}, vs{at(v.data, v.stride), v.ld, v.stride};
+        real_t<T>* ss = at(s, s_stride);
+        int* is = info + sh.first;
+        DeviceScope device(sh.device);
+        const PlanningScope scope(batch);
+        Options o = opts;
+        o.devices.clear();
+        if (on_device && sh.device == home) {
+            gesvd_device<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
+            return;
+        }
+        if (on_device) enable_peer_access(home);
+        OwnedStream stream;
+        if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream.s, ready->e, 0));
+        o.stream = stream.s;
+        gesvd_host<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
+    };
+
+    // The first share on this thread, the others on threads of their own; every share runs to
+    // its end whatever the others do, and the first error (in the devices' order) is thrown.
+    std::vector<std::exception_ptr> errors(shares.size());
+    std::vector<std::thread> threads;
+    threads.reserve(shares.size());
+    for (std::size_t i = 1; i < shares.size(); ++i)
+        threads.emplace_back([&, i] {
+            try {
+                solve(shares[i]);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        });
+    try {
+        solve(shares[0]);
+    } catch (...) {
+        errors[0] = std::current_exception();
+    }
+    for (std::thread& t : threads) t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
+#define BATCHSVD_INSTANTIATE_(T)                                                                 \
+    template void gesvd_devices<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*, \
+                                   index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);
+BATCHSVD_INSTANTIATE_(float)
+BATCHSVD_INSTANTIATE_(double)
+BATCHSVD_INSTANTIATE_(std::complex<float>)
+BATCHSVD_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
