@@ -51,8 +51,8 @@ check_help() {
         pass "batchsvd${name:+ $name} --help"
     else fail "batchsvd${name:+ $name} --help (rc $rc), missing: ${missing[*]}"; fi
 }
-svd_options=(--out --backend --tol --max-sweeps --no-u --no-v --progress --quiet -h,--help)
-demo_options=(--m --n --batch --dtype --family --seed --backend --tol --max-sweeps -h,--help)
+svd_options=(--out --backend --devices --tol --max-sweeps --no-u --no-v --progress --quiet -h,--help)
+demo_options=(--m --n --batch --dtype --family --seed --backend --devices --tol --max-sweeps -h,--help)
 run svd_help "$BIN" svd --help
 check_help svd IN.npy "${svd_options[@]}"
 run demo_help "$BIN" demo -h
@@ -183,6 +183,9 @@ expect_error bad_tol 2 svd "$WORK/good.npy" --out @OUT@ --tol abc
 expect_error negative_tol 2 svd "$WORK/good.npy" --out @OUT@ --tol -1
 expect_error zero_sweeps 2 svd "$WORK/good.npy" --out @OUT@ --max-sweeps 0
 expect_error bad_backend 2 svd "$WORK/good.npy" --out @OUT@ --backend gpu
+expect_error bad_devices 2 svd "$WORK/good.npy" --out @OUT@ --devices 0,x
+expect_error negative_device 2 svd "$WORK/good.npy" --out @OUT@ --devices -1
+expect_error empty_device 2 svd "$WORK/good.npy" --out @OUT@ --devices 0,
 expect_error flag_with_value 2 svd "$WORK/good.npy" --out @OUT@ --no-u=1
 expect_error unknown_short_option 2 svd "$WORK/good.npy" --out @OUT@ -x
 expect_error option_as_input 2 svd -in.npy --out @OUT@

@@ -67,10 +67,29 @@ CLI::Option* add_switch(CLI::App& app, const std::string& name, const std::strin
         ->trigger_on_parse();
 }
 
-/// --backend, --tol and --max-sweeps, which svd and demo share.
+/// --devices: "all" (every visible CUDA device; none: device 0, which the library then
+/// reports missing) or device indices separated by commas.
+std::vector<int> parse_devices(const std::string& text) {
+    if (text == "all") {
+        std::vector<int> all = cuda_devices();
+        return all.empty() ? std::vector<int>{0} : all;
+    }
+    std::vector<int> out;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        out.push_back(static_cast<int>(parse_integer("--devices", text.substr(start, comma - start), 0, 1 << 20)));
+        if (comma == std::string::npos) return out;
+        start = comma + 1;
+    }
+}
+
+/// --backend, --devices, --tol and --max-sweeps, which svd and demo share.
 void add_solver_options(CLI::App& app, Options& opts) {
     add_value(app, "--backend", "B", "auto, cpu or cuda (default auto)",
               [&opts](const std::string& v) { opts.backend = parse_backend(v); });
+    add_value(app, "--devices", "D", "CUDA devices that share the batch: all, or indices\nsuch as 0,1 (default: the current device)",
+              [&opts](const std::string& v) { opts.devices = parse_devices(v); });
     add_value(app, "--tol", "K", "convergence threshold K * unit roundoff (default 30)",
               [&opts](const std::string& v) { opts.tol_factor = parse_positive("--tol", v); });
     add_value(app, "--max-sweeps", "N", "sweep limit per matrix (default 100)",

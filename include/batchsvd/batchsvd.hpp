@@ -84,7 +84,9 @@ struct Options {
     /// current device alone. With several devices the batch is cut into one contiguous share
     /// per device, in proportion to the devices' multiprocessor counts, each share solved on a
     /// host thread and a stream of its device's own; every matrix gets bitwise the result it
-    /// gets from one device. Host data: each share is copied to and from its device directly.
+    /// gets from one device, except on the preconditioned blocked path, whose cuBLAS products
+    /// may take other kernels for a share than for the whole batch (the results then agree to
+    /// rounding, with the same accuracy). Host data: each share is copied to and from its device directly.
     /// Device data (all operands on one device, the home device, which need not be listed):
     /// the home device's share is solved in place on `stream`, every other share is copied to
     /// its device, by peer copies where the devices allow them, and back, after the work

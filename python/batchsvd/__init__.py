@@ -474,7 +474,7 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     devices: CUDA devices that share the batch: a sequence of device indices, or "all"
        (``cuda_devices()``); None (default) uses the array's device (host arrays: the current
        one). The batch is cut into one share per device; each matrix's result is bitwise the
-       one device's. A CUDA array's other shares are copied to their devices and back, and the
+       one device's (on the preconditioned path, to rounding). A CUDA array's other shares are copied to their devices and back, and the
        call returns when they are (the array's own device's share stays on the stream).
 
     CUDA arrays are processed on the array's device: PyTorch and CuPy arrays on the

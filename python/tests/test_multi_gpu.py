@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """``devices=``: a batch shared by several CUDA devices. With two or more devices: NumPy
-(host) and PyTorch/CuPy (device) batches give bitwise the one-device result, with the
-array's own device first or not, and "all"; bad device lists raise ValueError. Without a
+(host) and PyTorch/CuPy (device) batches give the one-device result (bitwise; to rounding on
+the preconditioned path), with the array's own device first or not, and "all"; bad device
+lists raise ValueError. Without a
 CUDA device, a device list raises RuntimeError. Cases that need two devices or a framework
 skip, with a message, where those are absent. Fresh random inputs on every run (the seed is
 printed on failure; BATCHSVD_TEST_SEED replays it)."""
@@ -19,8 +20,11 @@ needs_two = pytest.mark.skipif(
     N_DEVICES < 2, reason="fewer than two CUDA devices (%d): the batch over several devices runs "
                           "on a two-GPU machine" % N_DEVICES)
 
-# (dtype, batch, m, n): a warp, a preconditioned blocked and a QR batch.
-CASES = [("float64", 301, 24, 24), ("float64", 120, 64, 64), ("complex64", 101, 150, 24)]
+# (dtype, batch, m, n, exact): a warp, a preconditioned blocked and a QR batch. The
+# preconditioned path's products are cuBLAS's, which may choose its kernels by the number of
+# matrices: a share then agrees with the one-device result to rounding, not bitwise.
+CASES = [("float64", 301, 24, 24, True), ("float64", 120, 64, 64, False),
+         ("complex64", 101, 150, 24, True)]
 
 
 def _batch(dtype, batch, m, n, seed):
@@ -33,6 +37,24 @@ def _batch(dtype, batch, m, n, seed):
 
 def _same(x, y):
     return x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def _agree(one, several, exact, what):
+    """Bitwise, or (exact=False) the same info, S within 30u of the largest value, and U, Vh
+    reconstructing the same matrices (U S Vh within 30u of each other)."""
+    for x, y, name in zip(one, several, ("U", "S", "Vh", "info")):
+        if exact:
+            assert _same(x, y), "%s: %s differs" % (what, name)
+    if exact:
+        return
+    u1, s1, v1, i1 = one
+    u2, s2, v2, i2 = several
+    assert (i1 == i2).all(), what
+    eps = np.finfo(s1.dtype).eps / 2
+    assert np.abs(s1 - s2).max() <= 30 * eps * max(1.0, float(s1.max())), what
+    a1 = u1 @ (s1[..., None] * v1)
+    a2 = u2 @ (s2[..., None] * v2)
+    assert np.abs(a1 - a2).max() <= 30 * eps * max(1.0, float(s1.max())), what
 
 
 def test_device_list_values_are_checked():
@@ -60,22 +82,22 @@ def test_bad_device_lists_are_value_errors():
 
 
 @needs_two
-@pytest.mark.parametrize("case", CASES, ids=lambda c: "%s-%dx%dx%d" % c)
-def test_numpy_batch_bitwise_as_one_device(case):
-    a = _batch(*case, SEED)
+@pytest.mark.parametrize("case", CASES, ids=lambda c: "%s-%dx%dx%d" % c[:4])
+def test_numpy_batch_as_one_device(case):
+    a = _batch(*case[:4], SEED)
     one = batchsvd.svd(a, return_info=True)
     for devices in ([0, 1], [1, 0], "all"):
         several = batchsvd.svd(a, return_info=True, devices=devices)
-        for x, y, name in zip(one, several, ("U", "S", "Vh", "info")):
-            assert _same(x, y), "seed %d, devices %s: %s differs" % (SEED, devices, name)
-    assert _same(batchsvd.svdvals(a), batchsvd.svdvals(a, devices="all")), "seed %d: values" % SEED
+        _agree(one, several, case[4], "seed %d, devices %s" % (SEED, devices))
+    if case[4]:
+        assert _same(batchsvd.svdvals(a), batchsvd.svdvals(a, devices="all")), "seed %d: values" % SEED
 
 
 @needs_two
 @pytest.mark.parametrize("framework", ["torch", "cupy"])
-def test_device_batch_bitwise_as_one_device(framework):
+def test_device_batch_as_one_device(framework):
     mod = pytest.importorskip(framework)
-    dtype, batch, m, n = CASES[1]
+    dtype, batch, m, n, exact = CASES[1]
     host = _batch(dtype, batch, m, n, SEED)
     for home in (0, 1):
         if framework == "torch":
@@ -87,5 +109,4 @@ def test_device_batch_bitwise_as_one_device(framework):
             to_host = mod.asnumpy
         one = [to_host(x) for x in batchsvd.svd(a, return_info=True)]
         several = [to_host(x) for x in batchsvd.svd(a, return_info=True, devices=[0, 1])]
-        for x, y, name in zip(one, several, ("U", "S", "Vh", "info")):
-            assert _same(x, y), "seed %d, %s on device %d: %s differs" % (SEED, framework, home, name)
+        _agree(one, several, exact, "seed %d, %s on device %d" % (SEED, framework, home))

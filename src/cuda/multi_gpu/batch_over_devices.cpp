@@ -2,7 +2,7 @@
 // A batch shared by several devices of one host (Options::devices): one contiguous share per
 // device, in proportion to its multiprocessors (a uniform batch's matrices cost alike, so
 // equal devices get equal counts), each solved by the one-device entry points on a host
-// thread of its own, under the call's PlanningScope so that each share chooses its paths as
+// thread (the caller's, or its device's worker, device_workers.hpp), under the call's PlanningScope so that each share chooses its paths as
 // the whole batch would. Host data: gesvd_host on each device. Device data on a home device:
 // the home share in place on the caller's stream (gesvd_device), every other share by
 // gesvd_host on its device, which copies straight from and to the home device's memory
@@ -16,11 +16,12 @@
 #include <cmath>
 #include <exception>
 #include <memory>
-#include <thread>
+#include <future>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/common/planning_batch.hpp"
+#include "cuda/multi_gpu/device_workers.hpp"
 #include "cuda/svd_cuda.hpp"
 
 namespace batchsvd::cuda {
@@ -120,7 +121,9 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(caller));  // the caller's earlier work, as gesvd_host
     }
 
-    auto solve = [&](const Share& sh) {
+    // One share: the home device's in place on the caller's stream; any other on `stream`
+    // (its worker's), staged through its device's memory (gesvd_host).
+    auto solve = [&](const Share& sh, cudaStream_t stream) {
         auto at = [&](auto* p, index_t stride) { return p ? p + sh.first * stride : p; };
         const MatrixBatch<const T> as{at(a.data, a.stride), a.ld, a.stride};
         const MatrixBatch<T> us{at(u.data, u.stride), u.ld, u.stride}, vs{at(v.data, v.stride), v.ld, v.stride};
@@ -135,31 +138,44 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
             return;
         }
         if (on_device) enable_peer_access(home);
-        OwnedStream stream;
-        if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream.s, ready->e, 0));
-        o.stream = stream.s;
+        if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream, ready->e, 0));
+        o.stream = stream;
         gesvd_host<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
     };
 
-    // The first share on this thread, the others on threads of their own; every share runs to
-    // its end whatever the others do, and the first error (in the devices' order) is thrown.
+    // The home device's share (device data) or the first (host data) on this thread, the
+    // others on their devices' workers; every share runs to its end whatever the others do,
+    // and the first error (in the devices' order) is thrown.
+    std::size_t mine = 0;
+    for (std::size_t i = 0; i < shares.size(); ++i)
+        if (on_device && shares[i].device == home) mine = i;
+    std::vector<std::future<void>> others(shares.size());
     std::vector<std::exception_ptr> errors(shares.size());
-    std::vector<std::thread> threads;
-    threads.reserve(shares.size());
-    for (std::size_t i = 1; i < shares.size(); ++i)
-        threads.emplace_back([&, i] {
-            try {
-                solve(shares[i]);
-            } catch (...) {
-                errors[i] = std::current_exception();
-            }
-        });
-    try {
-        solve(shares[0]);
-    } catch (...) {
-        errors[0] = std::current_exception();
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+        if (i == mine) continue;
+        try {
+            others[i] = run_on_device_worker(shares[i].device, [&, i](cudaStream_t st) { solve(shares[i], st); });
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
     }
-    for (std::thread& t : threads) t.join();
+    try {
+        if (on_device && shares[mine].device == home) solve(shares[mine], caller);
+        else {
+            OwnedStream own;  // (host data: a stream of this thread's own for its share)
+            solve(shares[mine], own.s);
+        }
+    } catch (...) {
+        errors[mine] = std::current_exception();
+    }
+    for (std::size_t i = 0; i < shares.size(); ++i) {
+        if (!others[i].valid()) continue;
+        try {
+            others[i].get();
+        } catch (...) {
+            errors[i] = std::current_exception();
+        }
+    }
     for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);
 }
