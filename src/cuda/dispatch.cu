@@ -635,17 +635,20 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
 /// even when they fit on the device, so that the copies overlap the solve (stream_host_batch).
 constexpr double kStreamBytes = 64.0 * 1024 * 1024;
 constexpr index_t kStreamChunks = 8;
-/// ... for orders below this only: from there the solve outweighs the copies, and an eighth of
-/// the batch fills the device less well than the whole.
+/// ... for orders below this only (stream_host_batch).
 constexpr index_t kStreamMaxOrder = 128;
 
 /// Whether a batch that fits on the device is streamed from the caller's memory in chunks
-/// (gesvd_host): host memory, kStreamBytes of operands, kStreamChunks matrices, orders below
-/// kStreamMaxOrder. Another device's memory (a share of several devices) is copied at once:
-/// peer copies take a fraction of the solve. BATCHSVD_CUDA_HOST_STREAM=0 or 1 never or always
-/// streams a fitting host batch of kStreamChunks matrices (benchmarks and tests).
-bool stream_host_batch(double operand_bytes, index_t batch, index_t k, bool peer) {
-    if (peer || batch < kStreamChunks) return false;
+/// (gesvd_host): kStreamBytes of operands, kStreamChunks matrices, orders below
+/// kStreamMaxOrder (host memory, or another device's for a share of several devices). H100,
+/// 2026-11-26, from pinned host memory, ms, streamed against at once: float64 10000 x 32^2
+/// 4.59 against 7.37; 1000 x 128^2 34.3 against 20.4, 1000 x 256^2 136.6 against 107.5, 50 x
+/// 512^2 176.5 against 45.3 (bench/results/h100/2026-11-26-multi-gpu/). From order 128 the
+/// solve outweighs the copies, and an eighth of the batch fills the device less well than the
+/// whole. BATCHSVD_CUDA_HOST_STREAM=0 or 1 never or always streams a batch that fits (of
+/// kStreamChunks matrices or more; benchmarks and tests).
+bool stream_host_batch(double operand_bytes, index_t batch, index_t k) {
+    if (batch < kStreamChunks) return false;
     const char* v = std::getenv("BATCHSVD_CUDA_HOST_STREAM");
     if (v && std::string(v) == "0") return false;
     if (v && std::string(v) == "1") return true;
@@ -721,7 +724,7 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     // out) and 650 ms with the batch resident on the device.
     index_t chunk = batch;
     if (matrices_per_chunk(per, batch) < batch) chunk = matrices_per_chunk(2 * per, batch);
-    else if (stream_host_batch(double(per) * double(batch), batch, k, is_device_pointer(info)))
+    else if (stream_host_batch(double(per) * double(batch), batch, k))
         chunk = (batch + kStreamChunks - 1) / kStreamChunks;
     if (chunk < batch) {
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // after the caller's earlier work

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <future>
@@ -108,7 +109,14 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         }
         return;
     }
-    const std::vector<Share> shares = split_by_weight(batch, opts.devices, device_weights(opts.devices));
+    std::vector<double> weights = device_weights(opts.devices);
+    if (on_device) {  // BATCHSVD_CUDA_HOME_WEIGHT (tuning): the home device's weight, times this
+        const char* v = std::getenv("BATCHSVD_CUDA_HOME_WEIGHT");
+        const double f = v ? std::atof(v) : 1.0;
+        for (std::size_t i = 0; i < weights.size(); ++i)
+            if (opts.devices[i] == home && f > 0) weights[i] *= f;
+    }
+    const std::vector<Share> shares = split_by_weight(batch, opts.devices, weights);
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
 
     // Device data: the other devices start after the work queued on the caller's stream.
@@ -161,8 +169,9 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
     }
     try {
         if (on_device && shares[mine].device == home) solve(shares[mine], caller);
-        else {
-            OwnedStream own;  // (host data: a stream of this thread's own for its share)
+        else {  // (host data: a stream of this thread's own, of the share's device)
+            const DeviceScope at(shares[mine].device);
+            OwnedStream own;
             solve(shares[mine], own.s);
         }
     } catch (...) {
