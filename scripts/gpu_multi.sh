@@ -50,12 +50,14 @@ if [ $tests = 1 ]; then
   gpu-carry/batchsvd_tests --gtest_filter="$filter" >"$out/gpu_tests.log" 2>&1 || status=1
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests ran" "$out/gpu_tests.log" | tail -12
 fi
+pyok=1
+if [ -n "$pyjob" ]; then wait "$pyjob" || pyok=0; fi  # (before the benchmark: the build loads every CPU)
 if [ $bench = 1 ]; then
   gpu-carry/batchsvd_multi_gpu_bench ${bench_args[@]+"${bench_args[@]}"} >"$out/multigpu.csv" || status=1
   cat "$out/multigpu.csv"
 fi
 if [ -n "$pyjob" ]; then
-  if wait "$pyjob"; then
+  if [ $pyok = 1 ]; then
     python3 -m pytest -q -rs python/tests/test_multi_gpu.py python/tests/test_threads_gpu.py \
       >"$out/pytest_multi_gpu.log" 2>&1 || status=1
     tail -8 "$out/pytest_multi_gpu.log"

@@ -14,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <future>
@@ -109,13 +108,7 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         }
         return;
     }
-    std::vector<double> weights = device_weights(opts.devices);
-    if (on_device) {  // BATCHSVD_CUDA_HOME_WEIGHT (tuning): the home device's weight, times this
-        const char* v = std::getenv("BATCHSVD_CUDA_HOME_WEIGHT");
-        const double f = v ? std::atof(v) : 1.0;
-        for (std::size_t i = 0; i < weights.size(); ++i)
-            if (opts.devices[i] == home && f > 0) weights[i] *= f;
-    }
+    const std::vector<double> weights = device_weights(opts.devices);
     const std::vector<Share> shares = split_by_weight(batch, opts.devices, weights);
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
 
