@@ -23,6 +23,9 @@
 #endif
 
 #include "batchsvd/batchsvd.hpp"
+#if BATCHSVD_PYTHON_JAX
+#include "jax_ffi.hpp"
+#endif
 
 namespace nb = nanobind;
 using batchsvd::index_t;
@@ -209,6 +212,22 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("stream"), nb::arg("devices"));
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
+#if BATCHSVD_PYTHON_JAX
+    // The XLA FFI handlers of batchsvd.jax, as the capsules jax.ffi.register_ffi_target takes
+    // (a dict of name -> capsule; the CUDA ones only in a CUDA build).
+    m.def("jax_ffi_handlers", [] {
+        const batchsvd::python::Handlers h = batchsvd::python::jax_handlers();
+        nb::dict d;
+        auto add = [&](const char* name, void* fn) {
+            if (fn) d[name] = nb::capsule(fn);
+        };
+        add("svd_cpu", h.svd_cpu);
+        add("svdvals_cpu", h.svdvals_cpu);
+        add("svd_cuda", h.svd_cuda);
+        add("svdvals_cuda", h.svdvals_cuda);
+        return d;
+    });
+#endif
     m.def("_last_input_pointer", [] { return std::uintptr_t(last_input); });
 #if BATCHSVD_PYTHON_CUDA
     m.def("cuda_empty", &cuda_empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"));

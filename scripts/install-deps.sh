@@ -4,8 +4,8 @@
 # Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), CLI11 (the CLI's option parser), Python
 # with its headers and pip (the Python package), NumPy (the CLI's check), Hypothesis (the
 # Python package's property tests); from PyPI, NumPy, pytest and Hypothesis for a python3
-# that is not Debian's. `pip install .` fetches the Python build's own needs
-# (scikit-build-core, nanobind) from PyPI.
+# that is not Debian's, and JAX (batchsvd.jax's tests; Debian has no package). `pip install .`
+# fetches the Python build's own needs (scikit-build-core, nanobind, jax) from PyPI.
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
 set -euo pipefail
@@ -26,10 +26,16 @@ else
 fi
 # The python3 first on PATH may not be Debian's (pyenv, a venv): the CLI's NumPy check needs
 # NumPy in that interpreter, so it comes from PyPI when python3-numpy does not serve it.
-# The Python package's tests need pytest and Hypothesis in that interpreter too.
-for mod in numpy pytest hypothesis; do
+# The Python package's tests need pytest, Hypothesis and JAX (CPU; batchsvd.jax's tests) in
+# that interpreter too.
+for mod in numpy pytest hypothesis jax; do
   if ! python3 -c "import $mod" 2>/dev/null; then
     echo "install-deps: installing $mod for $(command -v python3) from PyPI"
-    python3 -m pip install -q "$mod" || python3 -m pip install -q --break-system-packages "$mod"
+    if [ "$mod" = jax ]; then  # (optional: without it batchsvd.jax's tests skip)
+      python3 -m pip install -q jax || python3 -m pip install -q --break-system-packages jax ||
+        echo "install-deps: JAX could not be installed; batchsvd.jax's tests will skip"
+    else
+      python3 -m pip install -q "$mod" || python3 -m pip install -q --break-system-packages "$mod"
+    fi
   fi
 done
