@@ -7,6 +7,7 @@ current stream; JAX, which exposes no events, by the wall clock around a jit-com
 value-and-grad and block_until_ready. Median of --reps after a warm-up.
 
     python3 bench/autograd_bench.py [--reps 5] [--cases float64:10000x32x32,...] > autograd.csv
+    python3 bench/autograd_bench.py --plot autograd.csv autograd.png    (speedup bars)
 
 CSV: mode=autograd, gpu, date, commit, framework, precision, m, n, batch, batchsvd_ms, peer_ms,
 speedup, max_grad_diff (the largest |batchsvd's gradient - the peer's|, relative to the
@@ -116,7 +117,33 @@ def jax_rows(cases, reps, meta):
             times["peer"] / times["batchsvd"], diff), flush=True)
 
 
+def plot(src, dst):
+    import csv
+
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    with open(src, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("mode") == "autograd"]
+    labels = ["%s %s\n%s x %sx%s" % (r["framework"], r["precision"], r["batch"], r["m"], r["n"]) for r in rows]
+    speed = [float(r["speedup"]) for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(rows)), 4.5))
+    ax.bar(range(len(rows)), speed, color=["C0" if r["framework"] == "torch" else "C1" for r in rows])
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)), labels, fontsize=7)
+    ax.set_ylabel("peer time / batchsvd time (forward + backward)")
+    for i, v in enumerate(speed):
+        ax.text(i, v, "%.1fx" % v, ha="center", va="bottom", fontsize=8)
+    ax.set_title("batchsvd.torch / batchsvd.jax against torch.linalg.svd / jnp.linalg.svd (%s, %s)"
+                 % (rows[0]["gpu"], rows[0]["commit"]), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(dst, dpi=110)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--plot":
+        plot(sys.argv[2], sys.argv[3])
+        return
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--cases", default=CASES)
