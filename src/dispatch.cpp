@@ -35,6 +35,15 @@ void check_operand(const char* name, const P* data, index_t ld, index_t stride, 
                 ", smaller than one matrix (" + str(extent) + " elements): matrices would overlap");
 }
 
+/// The options every entry point checks.
+void check_options(const Options& opts) {
+    if (!(opts.tol_factor > 0) || !std::isfinite(opts.tol_factor))
+        invalid("tol_factor must be a positive finite number");
+    if (opts.max_sweeps < 1) invalid("max_sweeps must be >= 1");
+    if (opts.block_width < 0 || opts.block_width > 256)
+        invalid("block_width must be 0 (automatic) or in [1, 256]");
+}
+
 #if BATCHSVD_WITH_CUDA
 /// Options::devices: valid, distinct CUDA devices.
 void check_devices(const std::vector<int>& devices, int count) {
@@ -96,11 +105,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
            const Options& opts) {
     if (m < 0 || n < 0 || batch < 0)
         invalid("negative size (m=" + str(m) + ", n=" + str(n) + ", batch=" + str(batch) + ")");
-    if (!(opts.tol_factor > 0) || !std::isfinite(opts.tol_factor))
-        invalid("tol_factor must be a positive finite number");
-    if (opts.max_sweeps < 1) invalid("max_sweeps must be >= 1");
-    if (opts.block_width < 0 || opts.block_width > 256)
-        invalid("block_width must be 0 (automatic) or in [1, 256]");
+    check_options(opts);
     if (batch == 0) return;
     const index_t k = std::min(m, n);
     if (!info) invalid("info is null");
@@ -157,6 +162,65 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
 }
 
 template <class T>
+void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
+                    real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info,
+                    const Options& opts) {
+    if (batch < 0) invalid("negative batch (" + str(batch) + ")");
+    check_options(opts);
+    if (!opts.devices.empty()) invalid("gesvd_vbatched takes no devices (one device, or the CPU)");
+    if (batch == 0) return;
+    if (!m || !n) invalid("the size arrays m and n must not be null");
+    if (!info) invalid("info is null");
+    if (!a.data || !a.ld) invalid("A's pointer and leading-dimension arrays must not be null");
+    if (!s) invalid("the array of S pointers is null");
+    if (opts.compute_u && (!u.data || !u.ld)) invalid("U's pointer and leading-dimension arrays must not be null");
+    if (opts.compute_v && (!v.data || !v.ld)) invalid("V's pointer and leading-dimension arrays must not be null");
+    for (index_t b = 0; b < batch; ++b) {
+        const std::string which = "matrix " + str(b) + ": ";
+        if (m[b] < 0 || n[b] < 0) invalid(which + "negative size (" + str(m[b]) + " x " + str(n[b]) + ")");
+        const index_t k = std::min(m[b], n[b]);
+        if (k == 0) continue;
+        if (!a.data[b]) invalid(which + "A is null");
+        if (a.ld[b] < m[b]) invalid(which + "leading dimension of A is " + str(a.ld[b]) + ", must be >= " + str(m[b]));
+        if (!s[b]) invalid(which + "S is null");
+        if (opts.compute_u && !u.data[b]) invalid(which + "U is null");
+        if (opts.compute_u && u.ld[b] < m[b]) invalid(which + "leading dimension of U is " + str(u.ld[b]) + ", must be >= " + str(m[b]));
+        if (opts.compute_v && !v.data[b]) invalid(which + "V is null");
+        if (opts.compute_v && v.ld[b] < n[b]) invalid(which + "leading dimension of V is " + str(v.ld[b]) + ", must be >= " + str(n[b]));
+    }
+#if BATCHSVD_WITH_CUDA
+    // Where the data is: every pointer of a non-empty matrix, and info.
+    int host = 0, device = 0;
+    auto count = [&](const void* p) {
+        if (p) (cuda::is_device_pointer(p) ? device : host)++;
+    };
+    count(info);
+    for (index_t b = 0; b < batch; ++b) {
+        if (std::min(m[b], n[b]) == 0) continue;
+        count(a.data[b]);
+        count(s[b]);
+        if (opts.compute_u) count(u.data[b]);
+        if (opts.compute_v) count(v.data[b]);
+        if (host && device) invalid("matrix " + str(b) + ": host and device memory mixed (all of A, S, U, V and info must be one kind)");
+    }
+    Backend backend = opts.backend;
+    if (backend == Backend::automatic) backend = (device || cuda::device_available()) ? Backend::cuda : Backend::cpu;
+    if (backend == Backend::cuda) {
+        if (!cuda::device_available())
+            throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd_vbatched: no usable CUDA device");
+        cuda::gesvd_vbatched<T>(batch, m, n, a, s, u, v, info, opts, device > 0);
+        return;
+    }
+    if (device) invalid("the cpu backend needs host memory, got device pointers");
+#else
+    if (opts.backend == Backend::cuda)
+        throw Error(ErrorCode::backend_unavailable,
+                    "batchsvd::gesvd_vbatched: this build has no CUDA backend (configure with -DBATCHSVD_WITH_CUDA=ON)");
+#endif
+    cpu::gesvd_vbatched<T>(batch, m, n, a, s, u, v, info, opts);
+}
+
+template <class T>
 void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v,
            int* info, const Options& opts) {
     const index_t k = std::min(m, n);
@@ -169,7 +233,10 @@ void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, 
     template void gesvd<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*,     \
                            index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);  \
     template void gesvd<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*, int*,   \
-                           const Options&);
+                           const Options&);                                                  \
+    template void gesvd_vbatched<T>(index_t, const index_t*, const index_t*, MatrixList<const T>, \
+                                    real_t<T>* const*, MatrixList<T>, MatrixList<T>, int*,        \
+                                    const Options&);
 BATCHSVD_INSTANTIATE_(float)
 BATCHSVD_INSTANTIATE_(double)
 BATCHSVD_INSTANTIATE_(std::complex<float>)

@@ -140,6 +140,31 @@ template <class T>
 void gesvd(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v,
            int* info, const Options& opts = {});
 
+/// Matrices of different sizes (gesvd_vbatched): matrix b starts at data[b], element (i, j) of
+/// it at data[b][i + j * ld[b]]. `data` and `ld` are host arrays of one entry per matrix.
+template <class T> struct MatrixList {
+    T* const* data = nullptr;
+    const index_t* ld = nullptr;
+};
+
+/// Reduced SVD of `batch` matrices of different sizes, m[b] x n[b] (each may be 0), in one
+/// call: with k_b = min(m[b], n[b]), s[b] receives k_b values, u.data[b] m[b] x k_b,
+/// v.data[b] n[b] x k_b, info[b] the status (as gesvd's). m, n, the pointer arrays and the
+/// leading dimensions are host memory, read before the call returns; the matrices, the values
+/// and info are all host memory or all device memory, with gesvd's rules for the backend.
+/// Host data: synchronous. Device data: ordered on opts.stream, like gesvd (the call returns
+/// once the work is queued or, for the blocked path, with its last sweep still queued).
+/// The CPU backend runs the matrices over the threads, largest first, each as gesvd would
+/// alone; the CUDA backend solves the matrices of each distinct size as one batch (the result
+/// gesvd gives those matrices packed), several sizes at once on library streams, and checks
+/// every pointer's memory kind (a few microseconds a matrix). opts.devices must be empty. Invalid sizes,
+/// null pointers of non-empty matrices and leading dimensions below the rows are
+/// invalid_argument naming the matrix.
+template <class T>
+void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
+                    real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info,
+                    const Options& opts = {});
+
 /// True when the library was built with the CUDA backend and a CUDA device is usable.
 bool cuda_available();
 
@@ -161,7 +186,10 @@ const char* version();
                                   real_t<T>*, index_t, MatrixBatch<T>, MatrixBatch<T>, int*, \
                                   const Options&);                                           \
     extern template void gesvd<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*,   \
-                                  int*, const Options&);
+                                  int*, const Options&);                                     \
+    extern template void gesvd_vbatched<T>(index_t, const index_t*, const index_t*,           \
+                                           MatrixList<const T>, real_t<T>* const*, MatrixList<T>, \
+                                           MatrixList<T>, int*, const Options&);
 BATCHSVD_DECLARE_(float)
 BATCHSVD_DECLARE_(double)
 BATCHSVD_DECLARE_(std::complex<float>)

@@ -457,6 +457,54 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
     return out + (back(info),) if return_info else out
 
 
+def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
+    """A list of 2-D arrays of different shapes: grouped by shape, each group stacked (one
+    copy) and solved as one batch, the results sliced back per matrix, in the input order."""
+    arrays = list(arrays)
+    if not arrays:
+        if not compute_uv:
+            return ([], []) if return_info else []
+        return ([], [], [], []) if return_info else ([], [], [])
+    kinds = set()
+    for x in arrays:
+        fw, arr, _ = _framework(x)
+        if getattr(arr, "ndim", 0) != 2:
+            raise ValueError("batchsvd.svd: a list must hold 2-D arrays (m, n), got shape %s"
+                             % (tuple(arr.shape),))
+        kinds.add((type(fw).__name__, fw.dtype_name(arr), str(getattr(arr, "device", "cpu"))))
+    if len(kinds) > 1:
+        raise TypeError("batchsvd.svd: the arrays of a list must share one framework, dtype and "
+                        "device; got %s" % sorted(kinds))
+    fw, _, _ = _framework(arrays[0])
+    stack = _stacker(arrays[0])
+    groups = {}
+    for i, x in enumerate(arrays):
+        groups.setdefault(tuple(x.shape), []).append(i)
+    outs = [None] * len(arrays)
+    for shape, idx in groups.items():
+        res = _svd(stack([arrays[i] for i in idx]), compute_uv, tol, max_sweeps, return_info, devices)
+        res = res if isinstance(res, tuple) else (res,)
+        for j, i in enumerate(idx):
+            outs[i] = tuple(r[j] for r in res)
+    cols = list(zip(*outs))
+    return cols[0] if len(cols) == 1 else tuple(list(c) for c in cols)
+
+
+def _stacker(x):
+    """The framework's stack of same-shaped arrays into one (a copy)."""
+    mod = type(x).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+        return torch.stack
+    if mod == "cupy":
+        import cupy
+        return cupy.stack
+    if mod.startswith("jax"):
+        import jax.numpy as jnp
+        return jnp.stack
+    return np.stack
+
+
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
         return_info=False, devices=None):
     """Reduced SVD of a stack of matrices: ``a = U @ (S[..., None] * Vh)``.
@@ -471,6 +519,9 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     max_sweeps: sweep limit per matrix (default 100).
     return_info: when True, the per-matrix status (0 converged, > 0 sweeps run without
        converging, -1 NaN/Inf input) is returned last instead of raising LinAlgError.
+    a may also be a list (or tuple) of 2-D arrays of different shapes, one framework, dtype
+       and device: the results are then lists (U, S, Vh[, info]) in the same order. The
+       matrices of each shape are stacked (a copy) and solved as one batch.
     devices: CUDA devices that share the batch: a sequence of device indices, or "all"
        (``cuda_devices()``); None (default) uses the array's device (host arrays: the current
        one). The batch is cut into one share per device; each matrix's result is bitwise the
@@ -490,9 +541,14 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     if full_matrices:
         raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "
                                   "reduced SVD (full_matrices=False) is computed")
+    if isinstance(a, (list, tuple)):
+        return _svd_list(a, compute_uv, tol, max_sweeps, return_info, devices)
     return _svd(a, compute_uv, tol, max_sweeps, return_info, devices)
 
 
 def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None):
-    """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``."""
+    """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``; of a
+    list of matrices of different shapes, a list."""
+    if isinstance(a, (list, tuple)):
+        return _svd_list(a, False, tol, max_sweeps, return_info, devices)
     return _svd(a, False, tol, max_sweeps, return_info, devices)

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <numeric>
+#include <vector>
 
 #include "cpu/svd_one_matrix.hpp"
 
@@ -50,9 +52,53 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
 }
 
+template <class T>
+void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
+                    real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info,
+                    const Options& opts) {
+    std::vector<index_t> order(static_cast<std::size_t>(batch));
+    std::iota(order.begin(), order.end(), index_t(0));
+    auto cost = [&](index_t b) { return double(m[b]) * double(n[b]) * double(std::min(m[b], n[b])); };
+    std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return cost(x) > cost(y); });
+    bool out_of_memory = false;
+    auto solve = [&](index_t b, Workspace<T>& ws, bool parallel_pairs) {
+        if (std::min(m[b], n[b]) == 0) {
+            info[b] = 0;
+            return;
+        }
+        try {
+            info[b] = svd_one_matrix<T>(m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
+                                        opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
+                                        opts.compute_v ? v.ld[b] : 1, opts, ws, parallel_pairs);
+        } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+            out_of_memory = true;
+        }
+    };
+    // The large ones (as gesvd: from 256 columns a matrix and its V fill a core's cache) one
+    // after another with the threads sharing their pairs, then the rest one a thread.
+    std::size_t first_small = 0;
+    {
+        Workspace<T> ws;
+        while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 256)
+            solve(order[first_small++], ws, true);
+    }
+    const index_t rest = index_t(order.size() - first_small);
+#pragma omp parallel
+    {
+        Workspace<T> ws;
+#pragma omp for schedule(dynamic, 1)
+        for (index_t i = 0; i < rest; ++i) solve(order[first_small + std::size_t(i)], ws, false);
+    }
+    if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
+}
+
 #define BATCHSVD_INSTANTIATE_(T)                                                          \
     template void gesvd<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*, \
-                           index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);
+                           index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&); \
+    template void gesvd_vbatched<T>(index_t, const index_t*, const index_t*, MatrixList<const T>, \
+                                    real_t<T>* const*, MatrixList<T>, MatrixList<T>, int*,        \
+                                    const Options&);
 BATCHSVD_INSTANTIATE_(float)
 BATCHSVD_INSTANTIATE_(double)
 BATCHSVD_INSTANTIATE_(std::complex<float>)

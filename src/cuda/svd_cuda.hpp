@@ -41,4 +41,11 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
                 index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                 const Options& opts);
 
+/// gesvd_vbatched (arguments validated; device_data: every operand in device memory, else
+/// every one in host memory): by groups of one size (vbatched/vbatched.cu), synchronous.
+template <class T>
+void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
+                    real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info, const Options& opts,
+                    bool device_data);
+
 }  // namespace batchsvd::cuda
