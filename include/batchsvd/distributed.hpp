@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // batchsvd::distributed: the SVD of one matrix by all the processes of an MPI communicator, on
-// their CPUs (host memory). Needs a build with MPI (BATCHSVD_WITH_MPI, the CMake target
-// batchsvd::distributed) and <mpi.h>.
+// their CPUs (host memory). Needs a build with MPI (BATCHSVD_WITH_MPI; link the CMake target
+// batchsvd::distributed, installed and exported with the package) and <mpi.h>.
 //
 // The algorithm is the one-sided block Jacobi method across processes (Novakovic, "A
 // hierarchically blocked Jacobi SVD algorithm for single and multiple graphics processing
