@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -35,11 +34,6 @@ namespace {
     } while (0)
 
 #define CUDA_OK(call) ASSERT_EQ((call), cudaSuccess) << #call
-
-std::uint64_t fresh_seed() {
-    static const std::uint64_t s = std::random_device{}();
-    return s;
-}
 
 /// A strided layout: lda = m + pad, matrices `gap` elements apart beyond one matrix.
 struct Layout {
@@ -155,8 +149,9 @@ enum class Match { bitwise, rounding };
 template <class T>
 void check_case(const char* name, index_t m, index_t n, index_t batch, Options opts, Layout L = {}, index_t nan_matrix = -1,
                 Match match = Match::bitwise) {
-    SCOPED_TRACE(std::string(name) + ", seed " + std::to_string(fresh_seed()));
-    auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, fresh_seed() + batch);
+    const std::uint64_t seed = testing::fresh_seed();
+    SCOPED_TRACE(std::string(name) + ", seed " + std::to_string(seed));
+    auto a = testing::generate_batch<T>(testing::Family::logrand, m, n, batch, seed);
     if (nan_matrix >= 0) a[nan_matrix * m * n + m * n / 2] = T(std::numeric_limits<real_t<T>>::quiet_NaN());
     const auto one = solve<T>(m, n, batch, a, L, opts, 0);  // one device, device 0's memory
     check_outputs<T>(m, n, batch, a, L, one, nan_matrix, std::string(name) + " one device");
@@ -283,7 +278,7 @@ TEST(CudaMultiGpu, MoreDevicesThanMatricesAndValuesOnly) {
     Options values;
     values.compute_u = values.compute_v = false;
     const index_t m = 50, n = 50, batch = 33;
-    const auto a = testing::generate_batch<float>(testing::Family::random, m, n, batch, fresh_seed());
+    const auto a = testing::generate_batch<float>(testing::Family::random, m, n, batch, testing::fresh_seed());
     std::vector<float> s1(n * batch, -1), s2(n * batch, -2);
     std::vector<int> i1(batch, 7), i2(batch, 8);
     gesvd<float>(m, n, batch, a.data(), s1.data(), nullptr, nullptr, i1.data(), values);

@@ -13,7 +13,6 @@
 #include <complex>
 #include <cstdio>
 #include <limits>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,7 +109,7 @@ int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &procs);
-    std::uint64_t seed = std::random_device{}();
+    std::uint64_t seed = batchsvd::testing::fresh_seed();  // (rank 0's, sent to every process)
     MPI_Bcast(&seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     if (rank == 0) std::printf("distributed_test: %d processes, seed %llu\n", procs, (unsigned long long)seed);
     check_ordering();

@@ -25,11 +25,6 @@
 namespace batchsvd::test {
 namespace {
 
-std::uint64_t fresh_seed() {
-    static const std::uint64_t s = std::random_device{}();
-    return s;
-}
-
 /// One list of matrices with its outputs, each matrix with padding rows (ld = rows + 2).
 template <class T> struct List {
     using R = real_t<T>;
@@ -37,8 +32,9 @@ template <class T> struct List {
     std::vector<std::vector<T>> a, u, v;
     std::vector<std::vector<R>> s;
     std::vector<int> info;
+    std::uint64_t seed;
 
-    List(index_t batch, std::uint64_t seed, index_t nan_matrix = -1) {
+    List(index_t batch, std::uint64_t seed_, index_t nan_matrix = -1) : seed(seed_) {
         std::mt19937_64 g(seed);
         std::uniform_int_distribution<index_t> size(0, 48);
         for (index_t b = 0; b < batch; ++b) {
@@ -98,7 +94,7 @@ template <class T> void check(const List<T>& L, index_t nan_matrix, const std::s
     for (index_t b = 0; b < L.batch(); ++b) {
         const index_t mm = L.m[b], nn = L.n[b], k = std::min(mm, nn);
         SCOPED_TRACE(what + ": matrix " + std::to_string(b) + " (" + std::to_string(mm) + " x " + std::to_string(nn) +
-                     "), seed " + std::to_string(fresh_seed()));
+                     "), seed " + std::to_string(L.seed));
         if (b == nan_matrix && k) {
             EXPECT_EQ(L.info[b], info_nonfinite);
             continue;
@@ -130,7 +126,7 @@ TYPED_TEST_SUITE(VBatched, Types);
 TYPED_TEST(VBatched, RandomMixOnTheCpuMatchesEachMatrixAlone) {
     using T = TypeParam;
     using R = real_t<T>;
-    List<T> L(60, fresh_seed(), 23);
+    List<T> L(60, testing::fresh_seed(), 23);
     Options cpu;
     cpu.backend = Backend::cpu;
     run(L, cpu);
@@ -153,7 +149,7 @@ TYPED_TEST(VBatched, RandomMixOnTheCpuMatchesEachMatrixAlone) {
 
 TYPED_TEST(VBatched, ValuesOnlyAndEmpty) {
     using T = TypeParam;
-    List<T> L(20, fresh_seed() + 1);
+    List<T> L(20, testing::fresh_seed());
     Options o;
     o.backend = Backend::cpu;
     o.compute_u = o.compute_v = false;
@@ -209,12 +205,12 @@ TYPED_TEST(VBatched, RandomMixOnTheGpu) {
     using T = TypeParam;
     if (!cuda_available()) GTEST_SKIP() << "no CUDA device on this machine: gesvd_vbatched on the GPU not run here "
                                            "(it runs on a GPU machine, see scripts/gpu_check.sh)";
-    List<T> host(60, fresh_seed() + 2, 31);
+    List<T> host(60, testing::fresh_seed(), 31);
     Options cuda;
     cuda.backend = Backend::cuda;
     run(host, cuda);  // host data staged through the GPU
     check(host, 31, "cuda, host data");
-    List<T> dev(60, fresh_seed() + 3, 7);
+    List<T> dev(60, testing::fresh_seed(), 7);
     {
         OnDevice<T> d(dev);
         gesvd_vbatched<T>(dev.batch(), dev.m.data(), dev.n.data(), MatrixList<const T>{d.a.data(), dev.lda.data()},

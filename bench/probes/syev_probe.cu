@@ -33,6 +33,7 @@
 #include <cusolverDn.h>
 #include <curand.h>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -161,25 +162,33 @@ int main(int argc, char** argv) {
                                       c.hwork.size(), info + first, count));
         };
         run_variant("batched", 1, [&] { batched(ctx[0], 0, batch); });
+        // One instrumented run of an eigensolver on G: the batch's mean of its five counters
+        // (cycles of its three phases, sweeps, rotations).
+        auto mean_stats = [&](const auto& launch) {
+            long long* st;
+            CK(cudaMalloc(&st, std::size_t(batch) * 5 * 8));
+            CK(cudaMemcpy(W, G, nn * batch * 4, cudaMemcpyDeviceToDevice));
+            CK(launch(st));
+            CK(cudaDeviceSynchronize());
+            std::vector<long long> h(std::size_t(batch) * 5);
+            CK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
+            CK(cudaFree(st));
+            std::array<double, 5> sum{};
+            for (int b = 0; b < batch; ++b)
+                for (int k = 0; k < 5; ++k) sum[k] += double(h[b * 5 + k]) / batch;
+            return sum;
+        };
         {
             int optin = 0;
             CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
             const std::size_t bytes = batchsvd::cuda::symmetric_eig_smem_bytes<float>(n);
             if (bytes + 64 <= std::size_t(optin)) {
                 run_variant("own", 1, [&] { CK(batchsvd::cuda::launch_symmetric_eig(W, lam, info, n, batch, batch, ctx[0].s)); });
-                long long* st;
-                CK(cudaMalloc(&st, std::size_t(batch) * 5 * 8));
-                CK(cudaMemcpy(W, G, nn * batch * 4, cudaMemcpyDeviceToDevice));
-                CK(batchsvd::cuda::launch_symmetric_eig(W, lam, info, n, batch, batch, ctx[0].s, st));
-                CK(cudaDeviceSynchronize());
-                std::vector<long long> h(std::size_t(batch) * 5);
-                CK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
-                double sum[5] = {0, 0, 0, 0, 0};
-                for (int b = 0; b < batch; ++b)
-                    for (int k = 0; k < 5; ++k) sum[k] += double(h[b * 5 + k]) / batch;
+                const auto sum = mean_stats([&](long long* st) {
+                    return batchsvd::cuda::launch_symmetric_eig(W, lam, info, n, batch, batch, ctx[0].s, st);
+                });
                 std::printf("# own n=%d: mean cycles tridiagonalize %.0f, form Q %.0f, QL %.0f; sweeps %.1f, rotations %.0f (%.1f cycles a rotation)\n",
                             n, sum[0], sum[1], sum[2], sum[3], sum[4], sum[2] / sum[4]);
-                CK(cudaFree(st));
             }
         }
         {
@@ -191,19 +200,11 @@ int main(int argc, char** argv) {
                 unsigned char* ws;
                 CK(cudaMalloc(&ws, batchsvd::cuda::split_eig_matrix_bytes<float>(n) * chunk));
                 run_variant("split", 1, [&] { CK(batchsvd::cuda::launch_symmetric_eig_split(W, lam, info, n, batch, ws, chunk, ctx[0].s)); });
-                long long* st;
-                CK(cudaMalloc(&st, std::size_t(batch) * 5 * 8));
-                CK(cudaMemcpy(W, G, nn * batch * 4, cudaMemcpyDeviceToDevice));
-                CK(batchsvd::cuda::launch_symmetric_eig_split(W, lam, info, n, batch, ws, chunk, ctx[0].s, st));
-                CK(cudaDeviceSynchronize());
-                std::vector<long long> h(std::size_t(batch) * 5);
-                CK(cudaMemcpy(h.data(), st, h.size() * 8, cudaMemcpyDeviceToHost));
-                double sum[5] = {0, 0, 0, 0, 0};
-                for (int b = 0; b < batch; ++b)
-                    for (int k = 0; k < 5; ++k) sum[k] += double(h[b * 5 + k]) / batch;
+                const auto sum = mean_stats([&](long long* st) {
+                    return batchsvd::cuda::launch_symmetric_eig_split(W, lam, info, n, batch, ws, chunk, ctx[0].s, st);
+                });
                 std::printf("# split n=%d chunk=%ld: mean cycles reduce %.0f, form Q (32 rows) %.0f, QL recurrence %.0f; sweeps %.1f, rotations %.0f (%.1f cycles a rotation)\n",
                             n, chunk, sum[0], sum[1], sum[2], sum[3], sum[4], sum[2] / sum[4]);
-                CK(cudaFree(st));
                 // Each kernel of the split form timed apart (one chunk of the whole batch when the
                 // workspace fits, else `chunk`), median of 5 after a warm-up; the reduction with
                 // each number of threads a row that fits (the last one's output goes on).

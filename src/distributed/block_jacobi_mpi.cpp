@@ -36,15 +36,6 @@ void check_mpi(int rc, const char* what) {
 }
 #define BATCHSVD_MPI_CHECK(call) check_mpi((call), #call)
 
-template <class T> double abs2(const T& x) {
-    if constexpr (core::is_complex_v<T>) return double(std::norm(x));
-    else return double(x) * double(x);
-}
-template <class T> T conj_of(const T& x) {
-    if constexpr (core::is_complex_v<T>) return std::conj(x);
-    else return x;
-}
-
 /// Every argument that must agree across processes, as integers.
 struct Signature {
     std::int64_t m, n, root, tsize, complex, max_sweeps, compute_u, compute_v;
@@ -65,7 +56,7 @@ template <class T> bool needs_rotation(Pair<T>& p, double tol) {
     std::vector<double> norm2(static_cast<std::size_t>(cols));
     for (index_t c = 0; c < cols; ++c) {
         double acc = 0;
-        for (index_t i = 0; i < p.rows_w; ++i) acc += abs2(p.w_col(c)[i]);
+        for (index_t i = 0; i < p.rows_w; ++i) acc += double(core::abs2(p.w_col(c)[i]));
         norm2[c] = acc;
     }
     for (index_t i = 0; i < cols; ++i)
@@ -74,8 +65,8 @@ template <class T> bool needs_rotation(Pair<T>& p, double tol) {
             T dot = T(0);
             const T* x = p.w_col(i);
             const T* z = p.w_col(j);
-            for (index_t r = 0; r < p.rows_w; ++r) dot += conj_of(x[r]) * z[r];
-            if (std::sqrt(abs2(dot)) > tol * std::sqrt(norm2[i]) * std::sqrt(norm2[j])) return true;
+            for (index_t r = 0; r < p.rows_w; ++r) dot += core::conj_of(x[r]) * z[r];
+            if (std::sqrt(double(core::abs2(dot))) > tol * std::sqrt(norm2[i]) * std::sqrt(norm2[j])) return true;
         }
     return false;
 }
@@ -89,7 +80,7 @@ template <class T> bool needs_rotation(Pair<T>& p, double tol) {
 template <class T> std::vector<index_t> nearest_identity(const std::vector<T>& q, index_t cols) {
     std::vector<double> rowmax(std::size_t(cols), 0.0);
     for (index_t j = 0; j < cols; ++j)
-        for (index_t i = 0; i < cols; ++i) rowmax[i] = std::max(rowmax[i], abs2(q[i + j * cols]));
+        for (index_t i = 0; i < cols; ++i) rowmax[i] = std::max(rowmax[i], double(core::abs2(q[i + j * cols])));
     std::vector<index_t> rows(static_cast<std::size_t>(cols));
     for (index_t i = 0; i < cols; ++i) rows[i] = i;
     std::stable_sort(rows.begin(), rows.end(), [&](index_t x, index_t y) { return rowmax[x] > rowmax[y]; });
@@ -99,8 +90,8 @@ template <class T> std::vector<index_t> nearest_identity(const std::vector<T>& q
         index_t best = -1;
         double bv = -1;
         for (index_t j = 0; j < cols; ++j)
-            if (!used[j] && abs2(q[i + j * cols]) > bv) {
-                bv = abs2(q[i + j * cols]);
+            if (!used[j] && double(core::abs2(q[i + j * cols])) > bv) {
+                bv = double(core::abs2(q[i + j * cols]));
                 best = j;
             }
         perm[i] = best;
@@ -216,9 +207,8 @@ int gesvd(MPI_Comm caller_comm, int root, index_t m, index_t n, const T* a, inde
         for (index_t j = 0; j < n; ++j)
             for (index_t i = 0; i < m; ++i) {
                 const T x = a[i + j * lda];
-                if (!std::isfinite(double(std::real(x))) || !std::isfinite(double(std::imag(std::complex<R>(x)))))
-                    nonfinite = 1;
-                if (wide) W[j + i * M] = conj_of(x);
+                if (!core::is_finite(x)) nonfinite = 1;
+                if (wide) W[j + i * M] = core::conj_of(x);
                 else W[i + j * M] = x;
             }
     }

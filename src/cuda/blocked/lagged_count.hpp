@@ -8,21 +8,9 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_buffer.hpp"
+#include "cuda/common/event.hpp"
 
 namespace batchsvd::cuda {
-
-/// A CUDA event without timing (RAII).
-class Event {
-public:
-    Event() { BATCHSVD_CUDA_CHECK(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming)); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    ~Event() { (void)cudaEventDestroy(e_); }
-    cudaEvent_t get() const noexcept { return e_; }
-
-private:
-    cudaEvent_t e_ = nullptr;
-};
 
 /// Page-locked host ints, one block per host thread for the life of the thread: a
 /// cudaMemcpyAsync into pageable memory would wait for the copy, and cudaFreeHost after every

@@ -15,10 +15,11 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <memory>
 #include <future>
+#include <optional>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/event.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/multi_gpu/device_workers.hpp"
@@ -56,15 +57,6 @@ public:
 
 private:
     int saved_ = 0;
-};
-
-/// An event of the current device, without timing, destroyed on scope exit.
-struct OwnedEvent {
-    cudaEvent_t e = nullptr;
-    OwnedEvent() { BATCHSVD_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming)); }
-    ~OwnedEvent() { (void)cudaEventDestroy(e); }
-    OwnedEvent(const OwnedEvent&) = delete;
-    OwnedEvent& operator=(const OwnedEvent&) = delete;
 };
 
 /// Lets the current device read and write `home`'s memory directly, where the two can.
@@ -113,11 +105,11 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
 
     // Device data: the other devices start after the work queued on the caller's stream.
-    std::unique_ptr<OwnedEvent> ready;
+    std::optional<Event> ready;
     if (on_device) {
         DeviceScope at(home);
-        ready = std::make_unique<OwnedEvent>();
-        BATCHSVD_CUDA_CHECK(cudaEventRecord(ready->e, caller));
+        ready.emplace();
+        BATCHSVD_CUDA_CHECK(cudaEventRecord(ready->get(), caller));
     } else {
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(caller));  // the caller's earlier work, as gesvd_host
     }
@@ -139,7 +131,7 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
             return;
         }
         if (on_device) enable_peer_access(home);
-        if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream, ready->e, 0));
+        if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream, ready->get(), 0));
         o.stream = stream;
         gesvd_host<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
     };

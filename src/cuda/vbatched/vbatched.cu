@@ -3,7 +3,8 @@
 // gathered into a packed batch, solved by the one-size entry points (gesvd_device, gesvd_host)
 // as one batch, and scattered back into the caller's matrices. Device data: groups run on
 // kStreams library streams at once, largest groups first, after the work queued on the
-// caller's stream; the call returns when every group is done. Host data: group after group,
+// caller's stream (one table of every matrix's operands, copied once); the call returns
+// when every group is done. Host data: group after group,
 // each packed on the host and staged through the device by gesvd_host.
 #include <cuda_runtime.h>
 
@@ -16,6 +17,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_attribute.hpp"
 #include "cuda/common/device_buffer.hpp"
+#include "cuda/common/event.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/svd_cuda.hpp"
 
@@ -130,34 +132,35 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
         }
         return;
     }
+    // Every group's entries in one table, copied to the device once, before the groups start
+    // (the copy is ordered on the caller's stream, after its earlier work; the groups' streams
+    // wait for both).
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
-    cudaEvent_t ready = nullptr;
-    BATCHSVD_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    struct EventGuard {
-        cudaEvent_t& e;
-        ~EventGuard() { (void)cudaEventDestroy(e); }
-    } guard{ready};
-    BATCHSVD_CUDA_CHECK(cudaEventRecord(ready, caller));
-    OwnedStream streams[kStreams];  // (destroyed last: synchronised after the buffers' frees are queued)
-    for (OwnedStream& st : streams) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready, 0));
-    int next = 0;
+    std::vector<Entry> host;
+    std::vector<std::size_t> first_entry;
     for (const auto& [size, idx] : groups) {
-        const auto [mm, nn] = size;
-        const index_t c = index_t(idx.size()), k = std::min(mm, nn);
-        cudaStream_t st = streams[next++ % kStreams].s;
-        std::vector<Entry> host(idx.size());
-        for (index_t j = 0; j < c; ++j) {
-            const index_t b = idx[j];
-            host[j] = Entry{a.data[b], a.ld[b], k ? s[b] : nullptr, opts.compute_u && k ? u.data[b] : nullptr,
-                            opts.compute_u ? u.ld[b] : 1, opts.compute_v && k ? v.data[b] : nullptr,
-                            opts.compute_v ? v.ld[b] : 1, b};
-        }
-        DeviceBuffer<Entry> entries(host.size(), st);
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(entries.get(), host.data(), host.size() * sizeof(Entry), cudaMemcpyHostToDevice, st));
-        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st));  // (host is pageable memory, freed below)
+        const index_t k = std::min(size.first, size.second);
+        first_entry.push_back(host.size());
+        for (index_t b : idx)
+            host.push_back(Entry{a.data[b], a.ld[b], k ? s[b] : nullptr, opts.compute_u && k ? u.data[b] : nullptr,
+                                 opts.compute_u ? u.ld[b] : 1, opts.compute_v && k ? v.data[b] : nullptr,
+                                 opts.compute_v ? v.ld[b] : 1, b});
+    }
+    DeviceBuffer<Entry> table(host.size(), caller);  // (freed after the streams below are synchronised)
+    // (from pageable memory: returns once `host` is staged, so it may go out of scope after)
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(table.get(), host.data(), host.size() * sizeof(Entry), cudaMemcpyHostToDevice, caller));
+    const Event ready;
+    BATCHSVD_CUDA_CHECK(cudaEventRecord(ready.get(), caller));
+    OwnedStream streams[kStreams];  // (destroyed first: synchronised before the table is freed)
+    for (OwnedStream& st : streams) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready.get(), 0));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const auto [mm, nn] = groups[g].first;
+        const index_t c = index_t(groups[g].second.size()), k = std::min(mm, nn);
+        cudaStream_t st = streams[g % kStreams].s;
+        const Entry* entries = table.get() + first_entry[g];
         const unsigned info_blocks = unsigned(std::clamp<index_t>((c + 255) / 256, 1, 1024));
         if (k == 0) {
-            info_kernel<<<info_blocks, 256, 0, st>>>(entries.get(), c, nullptr, info);
+            info_kernel<<<info_blocks, 256, 0, st>>>(entries, c, nullptr, info);
             BATCHSVD_CUDA_CHECK_LAUNCH("vbatched info_kernel");
             continue;
         }
@@ -165,15 +168,15 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
             pv(opts.compute_v ? std::size_t(c * nn * k) : 0, st);
         DeviceBuffer<R> ps(std::size_t(c * k), st);
         DeviceBuffer<int> pi(std::size_t(c), st);
-        copy<E, true>(entries.get(), 0, c, mm, nn, pa.get(), st);
+        copy<E, true>(entries, 0, c, mm, nn, pa.get(), st);
         Options o = opts;
         o.stream = st;
         gesvd_device<T>(mm, nn, c, MatrixBatch<const T>{pa.get(), mm, mm * nn}, ps.get(), k,
                         MatrixBatch<T>{pu.get(), mm, mm * k}, MatrixBatch<T>{pv.get(), nn, nn * k}, pi.get(), o);
-        copy<ER, false>(entries.get(), 1, c, k, 1, ps.get(), st);
-        if (opts.compute_u) copy<E, false>(entries.get(), 2, c, mm, k, pu.get(), st);
-        if (opts.compute_v) copy<E, false>(entries.get(), 3, c, nn, k, pv.get(), st);
-        info_kernel<<<info_blocks, 256, 0, st>>>(entries.get(), c, pi.get(), info);
+        copy<ER, false>(entries, 1, c, k, 1, ps.get(), st);
+        if (opts.compute_u) copy<E, false>(entries, 2, c, mm, k, pu.get(), st);
+        if (opts.compute_v) copy<E, false>(entries, 3, c, nn, k, pv.get(), st);
+        info_kernel<<<info_blocks, 256, 0, st>>>(entries, c, pi.get(), info);
         BATCHSVD_CUDA_CHECK_LAUNCH("vbatched info_kernel");
     }
     for (OwnedStream& st : streams) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st.s));
