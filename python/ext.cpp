@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Python extension module batchsvd._batchsvd (nanobind): one raw entry point that runs
-// batchsvd::gesvd on arrays the Python layer has laid out (python/batchsvd/__init__.py).
+// The Python extension module batchsvd._batchsvd (nanobind): raw entry points that run
+// batchsvd::gesvd (a strided batch) and batchsvd::gesvd_vbatched (a list of matrices of
+// different sizes) on arrays the Python layer has laid out (python/batchsvd/__init__.py).
 // nanobind's ndarray takes NumPy, PyTorch, CuPy and JAX arrays (DLPack or the buffer
 // protocol) without a copy; this file checks that every operand is large enough for the
 // layout it is given, lives on one device and has the right dtype, then calls the C++ API.
@@ -40,6 +41,9 @@ using InArray = nb::ndarray<nb::ro>;     // the same, read-only allowed (the inp
 /// The data pointer of the last input A handed to the library (tests check that arrays are
 /// read in place: it must equal the framework's own pointer).
 std::atomic<std::uintptr_t> last_input{0};
+/// The same for the last list handed to gesvd_vbatched, one pointer a matrix (only touched
+/// with the GIL held).
+std::vector<std::uintptr_t> last_inputs;
 
 /// Elements reachable from the data pointer (strides must be non-negative).
 template <class X> index_t reachable(const X& x) {
@@ -66,11 +70,19 @@ template <class X> void check_room(const X& x, const char* name, index_t need) {
 
 template <class T, class X> bool has_dtype(const X& x) { return x.dtype() == nb::dtype<T>(); }
 
+/// Optional per-matrix sweep counts (Options::sweeps): int32, room for `batch` entries.
+int* sweeps_pointer(const std::optional<AnyArray>& sweeps, index_t batch) {
+    if (!sweeps) return nullptr;
+    if (!has_dtype<std::int32_t>(*sweeps)) fail("sweeps must be int32");
+    check_room(*sweeps, "sweeps", batch);
+    return static_cast<int*>(sweeps->data());
+}
+
 template <class T>
 void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
          const std::optional<AnyArray>& v, const AnyArray& info, index_t m, index_t n,
          index_t batch, index_t lda, index_t sa, index_t ldu, index_t su, index_t ldv, index_t sv,
-         index_t ss, const batchsvd::Options& o) {
+         index_t ss, batchsvd::Options o, const std::optional<AnyArray>& sweeps) {
     using R = batchsvd::real_t<T>;
     if (!has_dtype<R>(s)) fail("S has the wrong dtype");
     if ((u && !has_dtype<T>(*u)) || (v && !has_dtype<T>(*v))) fail("U or V has the wrong dtype");
@@ -81,6 +93,7 @@ void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
     if (u) check_room(*u, "U", span(ldu, su, m, k, batch));
     if (v) check_room(*v, "V", span(ldv, sv, n, k, batch));
     check_room(info, "info", batch);
+    o.sweeps = sweeps_pointer(sweeps, batch);
     last_input = reinterpret_cast<std::uintptr_t>(a.data());
     batchsvd::gesvd<T>(m, n, batch,
                        batchsvd::MatrixBatch<const T>{static_cast<const T*>(a.data()), lda, sa},
@@ -91,18 +104,20 @@ void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
 }
 
 /// gesvd(a, s, u, v, info, m, n, batch, lda, stride_a, ldu, stride_u, ldv, stride_v,
-///       stride_s, tol, max_sweeps, stream, devices): column-major strided batches, as the
-///       C++ API (devices: Options::devices).
+///       stride_s, tol, max_sweeps, stream, devices, sweeps=None): column-major strided
+///       batches, as the C++ API (devices: Options::devices; sweeps: Options::sweeps, int32,
+///       one entry a matrix, or None).
 void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
            const std::optional<AnyArray>& v, const AnyArray& info, index_t m, index_t n,
            index_t batch, index_t lda, index_t sa, index_t ldu, index_t su, index_t ldv,
            index_t sv, index_t ss, double tol, int max_sweeps, std::uintptr_t stream,
-           const std::vector<int>& devices) {
+           const std::vector<int>& devices, const std::optional<AnyArray>& sweeps) {
     const int dev = a.device_type();
     auto same_device = [&](const auto& x) {
         return x.device_type() == dev && x.device_id() == a.device_id();
     };
-    if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)))
+    if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
+        (sweeps && !same_device(*sweeps)))
         fail("all arrays must be on the same device");
     if (dev != nb::device::cpu::value && dev != nb::device::cuda::value)
         fail("arrays must be in host memory or on a CUDA device");
@@ -115,13 +130,150 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     o.devices = devices;
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
     nb::gil_scoped_release release;
-    if (has_dtype<float>(a)) run<float>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o);
-    else if (has_dtype<double>(a)) run<double>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o);
+    if (has_dtype<float>(a)) run<float>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
+    else if (has_dtype<double>(a)) run<double>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
     else if (has_dtype<std::complex<float>>(a))
-        run<std::complex<float>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o);
+        run<std::complex<float>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
     else if (has_dtype<std::complex<double>>(a))
-        run<std::complex<double>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o);
+        run<std::complex<double>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
     else fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
+}
+
+/// The operands of one gesvd_vbatched call, as the Python layer lays them out: matrix b is
+/// the column-major rows[b] x cols[b] matrix at a[b] with leading dimension lda[b]; its
+/// k = min(rows, cols) values go to s at s_offset[b]; its U (rows x k) to u at u_offset[b] and
+/// its V (cols x k) to v at v_offset[b], both packed (ld = rows, cols), except where swap[b]
+/// is set: then U goes to v at v_offset[b] and V to u at u_offset[b] (the Python layer solves
+/// a row-major matrix as its transpose, whose U and V are the original's V and U).
+struct ListLayout {
+    const std::vector<index_t>& rows;
+    const std::vector<index_t>& cols;
+    const std::vector<index_t>& lda;
+    const std::vector<index_t>& s_offset;
+    const std::vector<index_t>& u_offset;
+    const std::vector<index_t>& v_offset;
+    const std::vector<int>& swap;
+};
+
+/// Output buffers of gesvd_vbatched: one-dimensional with unit stride (one allocation each).
+template <class X> void check_flat(const X& x, const char* name) {
+    if (x.ndim() != 1 || (x.shape(0) > 1 && x.stride(0) != 1))
+        fail(std::string(name) + " must be a one-dimensional array with unit stride");
+}
+
+template <class T>
+void run_vbatched(const std::vector<InArray>& a, const ListLayout& l, const AnyArray& s,
+                  const std::optional<AnyArray>& u, const std::optional<AnyArray>& v,
+                  const AnyArray& info, const std::optional<AnyArray>& sweeps, batchsvd::Options o) {
+    using R = batchsvd::real_t<T>;
+    const index_t batch = index_t(a.size());
+    if (!has_dtype<R>(s)) fail("S has the wrong dtype");
+    if ((u && !has_dtype<T>(*u)) || (v && !has_dtype<T>(*v))) fail("U or V has the wrong dtype");
+    if (!has_dtype<std::int32_t>(info)) fail("info must be int32");
+    check_flat(s, "S");
+    if (u) check_flat(*u, "U");
+    if (v) check_flat(*v, "V");
+    check_room(info, "info", batch);
+    o.sweeps = sweeps_pointer(sweeps, batch);
+
+    std::vector<const T*> pa(a.size());
+    std::vector<R*> ps(a.size());
+    std::vector<T*> pu(a.size()), pv(a.size());
+    std::vector<index_t> ldu(a.size()), ldv(a.size());
+    index_t need_s = 0, need_u = 0, need_v = 0;
+    R* const s0 = static_cast<R*>(s.data());
+    T* const u0 = u ? static_cast<T*>(u->data()) : nullptr;
+    T* const v0 = v ? static_cast<T*>(v->data()) : nullptr;
+    for (size_t b = 0; b < a.size(); ++b) {
+        const index_t rows = l.rows[b], cols = l.cols[b], k = std::min(rows, cols);
+        const std::string which = "matrix " + std::to_string(b) + ": ";
+        if (rows < 0 || cols < 0) fail(which + "negative size");
+        if (l.s_offset[b] < 0 || l.u_offset[b] < 0 || l.v_offset[b] < 0) fail(which + "negative offset");
+        if (l.lda[b] < std::max<index_t>(1, rows))
+            fail(which + "leading dimension " + std::to_string(l.lda[b]) + " is below the rows");
+        check_room(a[b], (which + "A").c_str(), span(l.lda[b], 0, rows, cols, 1));
+        pa[b] = static_cast<const T*>(a[b].data());
+        ldu[b] = std::max<index_t>(1, rows);
+        ldv[b] = std::max<index_t>(1, cols);
+        if (k == 0) continue;  // nothing is read or written (but info and sweeps)
+        ps[b] = s0 + l.s_offset[b];
+        need_s = std::max(need_s, l.s_offset[b] + k);
+        // U' (rows x k) and V' (cols x k) of the library, into u and v or, swapped, v and u.
+        const index_t u_end = l.u_offset[b] + (l.swap[b] ? cols : rows) * k;
+        const index_t v_end = l.v_offset[b] + (l.swap[b] ? rows : cols) * k;
+        if (u) {
+            need_u = std::max(need_u, u_end);
+            need_v = std::max(need_v, v_end);
+            pu[b] = l.swap[b] ? v0 + l.v_offset[b] : u0 + l.u_offset[b];
+            pv[b] = l.swap[b] ? u0 + l.u_offset[b] : v0 + l.v_offset[b];
+        }
+    }
+    check_room(s, "S", need_s);
+    if (u) check_room(*u, "U", need_u);
+    if (v) check_room(*v, "V", need_v);
+    last_inputs.assign(a.size(), 0);
+    for (size_t b = 0; b < a.size(); ++b) last_inputs[b] = reinterpret_cast<std::uintptr_t>(pa[b]);
+
+    nb::gil_scoped_release release;
+    batchsvd::gesvd_vbatched<T>(batch, l.rows.data(), l.cols.data(),
+                                batchsvd::MatrixList<const T>{pa.data(), l.lda.data()}, ps.data(),
+                                batchsvd::MatrixList<T>{pu.data(), ldu.data()},
+                                batchsvd::MatrixList<T>{pv.data(), ldv.data()},
+                                static_cast<int*>(info.data()), o);
+}
+
+/// gesvd_vbatched(a, rows, cols, lda, s, s_offset, u, u_offset, v, v_offset, swap, info,
+///                sweeps, tol, max_sweeps, stream): one batchsvd::gesvd_vbatched call on a
+///       list of arrays of one dtype and one device (a TypeError names the first matrix of
+///       another dtype, a ValueError the first on another device), with the layout of
+///       ListLayout; s, u, v flat buffers (u and v both or neither), info and sweeps (None:
+///       not written) int32 with one entry a matrix.
+void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& rows,
+                    const std::vector<index_t>& cols, const std::vector<index_t>& lda,
+                    const AnyArray& s, const std::vector<index_t>& s_offset,
+                    const std::optional<AnyArray>& u, const std::vector<index_t>& u_offset,
+                    const std::optional<AnyArray>& v, const std::vector<index_t>& v_offset,
+                    const std::vector<int>& swap, const AnyArray& info,
+                    const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
+                    std::uintptr_t stream) {
+    const size_t batch = a.size();
+    for (const size_t len : {rows.size(), cols.size(), lda.size(), s_offset.size(), u_offset.size(),
+                             v_offset.size(), swap.size()})
+        if (len != batch)
+            fail("gesvd_vbatched: every per-matrix list must have one entry a matrix (" + std::to_string(batch) +
+                 "), got " + std::to_string(len));
+    if (u.has_value() != v.has_value()) fail("gesvd_vbatched: give U and V both or neither");
+    if (batch == 0) return;
+    const int dev = a[0].device_type();
+    const auto dev_id = a[0].device_id();
+    auto same_device = [&](const auto& x) { return x.device_type() == dev && x.device_id() == dev_id; };
+    for (size_t b = 1; b < batch; ++b) {
+        if (a[b].dtype() != a[0].dtype())
+            throw nb::type_error(("batchsvd: the matrices of a list must share one dtype; matrix " +
+                                  std::to_string(b) + "'s differs from matrix 0's")
+                                     .c_str());
+        if (!same_device(a[b]))
+            fail("the matrices of a list must be on one device; matrix " + std::to_string(b) +
+                 " is on another device than matrix 0");
+    }
+    if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
+        (sweeps && !same_device(*sweeps)))
+        fail("all arrays must be on the same device");
+    if (dev != nb::device::cpu::value && dev != nb::device::cuda::value)
+        fail("arrays must be in host memory or on a CUDA device");
+    batchsvd::Options o;
+    o.compute_u = u.has_value();
+    o.compute_v = v.has_value();
+    o.tol_factor = tol;
+    o.max_sweeps = max_sweeps;
+    o.stream = reinterpret_cast<void*>(stream);
+    o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
+    const ListLayout l{rows, cols, lda, s_offset, u_offset, v_offset, swap};
+    if (has_dtype<float>(a[0])) run_vbatched<float>(a, l, s, u, v, info, sweeps, o);
+    else if (has_dtype<double>(a[0])) run_vbatched<double>(a, l, s, u, v, info, sweeps, o);
+    else if (has_dtype<std::complex<float>>(a[0])) run_vbatched<std::complex<float>>(a, l, s, u, v, info, sweeps, o);
+    else if (has_dtype<std::complex<double>>(a[0])) run_vbatched<std::complex<double>>(a, l, s, u, v, info, sweeps, o);
+    else throw nb::type_error("batchsvd: unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
 #if BATCHSVD_PYTHON_CUDA
@@ -209,7 +361,12 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("lda"),
           nb::arg("stride_a"), nb::arg("ldu"), nb::arg("stride_u"), nb::arg("ldv"),
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"), nb::arg("devices"));
+          nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none());
+    m.def("gesvd_vbatched", &gesvd_vbatched, nb::arg("a"), nb::arg("rows"), nb::arg("cols"),
+          nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(),
+          nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),
+          nb::arg("info"), nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"),
+          nb::arg("stream"));
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
 #if BATCHSVD_PYTHON_JAX
@@ -229,6 +386,7 @@ NB_MODULE(_batchsvd, m) {
     });
 #endif
     m.def("_last_input_pointer", [] { return std::uintptr_t(last_input); });
+    m.def("_last_input_pointers", [] { return last_inputs; });
 #if BATCHSVD_PYTHON_CUDA
     m.def("cuda_empty", &cuda_empty, nb::arg("shape"), nb::arg("dtype"), nb::arg("device"));
     m.def("cuda_set_device", &cuda_set_device, nb::arg("device"));

@@ -21,8 +21,9 @@ rm -rf gpu-carry
 mkdir -p gpu-carry/lib
 cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/bench/batchsvd_soak \
    build-gpu/bench/batchsvd_multi_gpu_bench build-gpu/tools/batchsvd gpu-carry/
-for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench; do
-  ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp)\.so' || true
+# (libzip: the CLI's .npz files; its own needs, zlib, libbz2 and libcrypto, are left to the image)
+for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench gpu-carry/batchsvd; do
+  ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp|zip)\.so' || true
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done
 echo "$commit" >gpu-carry/COMMIT
 du -sh gpu-carry

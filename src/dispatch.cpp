@@ -117,9 +117,9 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
 
 #if BATCHSVD_WITH_CUDA
     const Where w = where({a.data, s, opts.compute_u ? u.data : nullptr,
-                           opts.compute_v ? v.data : nullptr, info});
+                           opts.compute_v ? v.data : nullptr, info, opts.sweeps});
     if (w == Where::mixed)
-        invalid("A, S, U, V and info must all be host memory or all device memory");
+        invalid("A, S, U, V, info and sweeps must all be host memory or all device memory");
     Backend backend = opts.backend;
     if (backend == Backend::automatic)
         backend = (w == Where::device || cuda::device_available() || !opts.devices.empty()) ? Backend::cuda
@@ -195,13 +195,14 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
         if (p) (cuda::is_device_pointer(p) ? device : host)++;
     };
     count(info);
+    count(opts.sweeps);
     for (index_t b = 0; b < batch; ++b) {
         if (std::min(m[b], n[b]) == 0) continue;
         count(a.data[b]);
         count(s[b]);
         if (opts.compute_u) count(u.data[b]);
         if (opts.compute_v) count(v.data[b]);
-        if (host && device) invalid("matrix " + str(b) + ": host and device memory mixed (all of A, S, U, V and info must be one kind)");
+        if (host && device) invalid("matrix " + str(b) + ": host and device memory mixed (all of A, S, U, V, info and sweeps must be one kind)");
     }
     Backend backend = opts.backend;
     if (backend == Backend::automatic) backend = (device || cuda::device_available()) ? Backend::cuda : Backend::cpu;

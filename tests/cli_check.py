@@ -31,7 +31,8 @@ def fail(msg):
     sys.exit(1)
 
 
-def write_npy(path, descr, shape, fortran, values):
+def npy_bytes(descr, shape, fortran, values):
+    """The bytes of a .npy file (version 1.0) holding `values` in file order."""
     dict_text = "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }" % (
         descr, "True" if fortran else "False", repr(tuple(shape)))
     pad = -(10 + len(dict_text) + 1) % 64
@@ -40,17 +41,19 @@ def write_npy(path, descr, shape, fortran, values):
     flat = []
     for v in values:
         flat.extend([v.real, v.imag] if parts == 2 else [v])
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header +
+            struct.pack("%s%d%s" % (descr[0], len(flat), code), *flat))
+
+
+def write_npy(path, descr, shape, fortran, values):
     with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header)
-        f.write(struct.pack("%s%d%s" % (descr[0], len(flat), code), *flat))
+        f.write(npy_bytes(descr, shape, fortran, values))
 
 
-def read_npy(path):
-    """(descr, fortran_order, shape, values in file order) of a .npy file."""
-    with open(path, "rb") as f:
-        raw = f.read()
+def parse_npy(raw, where):
+    """(descr, fortran_order, shape, values in file order) of the bytes of a .npy file."""
     if raw[:6] != b"\x93NUMPY":
-        fail(path + ": bad magic")
+        fail(where + ": bad magic")
     if raw[6] == 1:
         (hlen,), start = struct.unpack("<H", raw[8:10]), 10
     else:
@@ -64,6 +67,12 @@ def read_npy(path):
     return descr, d["fortran_order"], shape, values
 
 
+def read_npy(path):
+    """(descr, fortran_order, shape, values in file order) of a .npy file."""
+    with open(path, "rb") as f:
+        return parse_npy(f.read(), path)
+
+
 def element(arr, idx):
     """Element idx (a full index tuple) of an array from read_npy."""
     _, fortran, shape, values = arr
@@ -75,9 +84,9 @@ def element(arr, idx):
     return values[flat]
 
 
-def cmd_make(args):
-    path, descr, shape_text, order, seed = args[:5]
-    shape = [int(x) for x in shape_text.split(",")]
+def make_values(descr, shape, order, seed, nan=False):
+    """Values in file order, uniform in [-1, 1) (integers in [-100, 100)); with `nan`, element
+    (1, 0, 0) of a 3-D array (of a 2-D one, element (0, 0)) is NaN."""
     rng = random.Random(int(seed))
     count = math.prod(shape)
     kind = descr[1:]
@@ -87,8 +96,18 @@ def cmd_make(args):
         values = [complex(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(count)]
     else:
         values = [rng.uniform(-1, 1) for _ in range(count)]
-    if len(args) > 5 and args[5] == "nan":  # element (1, 0, 0) of a 3-D array
-        values[shape[1] * shape[2] if order == "C" else 1] = float("nan")
+    if nan:
+        index = 0
+        if len(shape) == 3:
+            index = shape[1] * shape[2] if order == "C" else 1
+        values[index] = float("nan")
+    return values
+
+
+def cmd_make(args):
+    path, descr, shape_text, order, seed = args[:5]
+    shape = [int(x) for x in shape_text.split(",")]
+    values = make_values(descr, shape, order, seed, len(args) > 5 and args[5] == "nan")
     write_npy(path, descr, shape, order == "F", values)
 
 

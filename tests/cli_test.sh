@@ -4,7 +4,10 @@
 #   cli_test.sh <path-to-batchsvd-binary> <tests-source-dir>
 # Inputs are written by cli_check.py with Python's struct module (no NumPy needed); the
 # outputs are checked without NumPy (files, header shapes, a few reconstructions) and, when
-# NumPy is importable, in full by cli_check.py verify. Ends with "cli: N passed, M failed".
+# NumPy is importable, in full by cli_check.py verify. The .npz mode's archives are written by
+# cli_npz_check.py with Python's zipfile and, with NumPy, by numpy.savez / savez_compressed,
+# and checked the same two ways. Cases that need NumPy, or a batchsvd built with libzip (for
+# .npz), are skipped with a message without them. Ends with "cli: N passed, M failed".
 set -euo pipefail
 
 if [[ $# -ne 2 ]]; then
@@ -13,6 +16,7 @@ if [[ $# -ne 2 ]]; then
 fi
 BIN=$1
 CHECK=$2/cli_check.py
+NPZ_CHECK=$2/cli_npz_check.py
 CORPUS=$2/fuzz_corpus
 command -v python3 >/dev/null || { echo "cli_test.sh: python3 is required" >&2; exit 1; }
 
@@ -54,7 +58,7 @@ check_help() {
 svd_options=(--out --backend --devices --tol --max-sweeps --no-u --no-v --progress --quiet -h,--help)
 demo_options=(--m --n --batch --dtype --family --seed --backend --devices --tol --max-sweeps -h,--help)
 run svd_help "$BIN" svd --help
-check_help svd IN.npy "${svd_options[@]}"
+check_help svd IN "${svd_options[@]}"
 run demo_help "$BIN" demo -h
 check_help demo "${demo_options[@]}"
 cp "$WORK/out" "$WORK/demo_help"
@@ -208,6 +212,127 @@ if [[ $demo_backend == cpu ]]; then  # no usable GPU: asking for cuda is a runti
 fi
 touch "$WORK/a_file"  # --out names an existing file: an output failure
 expect_error out_is_file 1 svd "$WORK/good.npy" --out "$WORK/a_file"
+
+# ---- svd with .npz: named arrays in, one call, named results out ---------------------------
+# A build without libzip refuses .npz with one line and status 1; the other .npz cases skip.
+python3 "$NPZ_CHECK" make "$WORK/probe.npz" stored 'a:<f8:2,2:C'
+run npz_probe "$BIN" svd "$WORK/probe.npz" --out "$WORK/probe_out.npz"
+have_npz=0
+if [[ $rc -eq 0 ]]; then
+    have_npz=1
+elif [[ $rc -eq 1 && $(wc -l <"$WORK/err") -eq 1 ]] && grep -q "built without libzip" "$WORK/err"; then
+    pass "svd .npz without libzip: status 1, $(cat "$WORK/err")"
+    echo "skipped .npz cases: this batchsvd was built without libzip (Debian package libzip-dev)"
+else
+    fail "svd .npz probe (rc $rc): $(head -c 300 "$WORK/err")"
+fi
+
+# Tall, wide, square, 1 x 1, 0 x 3, 4 x 0, a stack, big-endian, Fortran order, and two with a
+# NaN (a matrix, and the middle one of a stack): 16 matrices, 2 of them with NaN.
+npz_specs() {  # npz_specs DESCR [clean]: with "clean", no NaN
+    local t=$1 nan=:nan
+    [[ ${2:-} == clean ]] && nan=
+    echo "tall:<$t:9,4:C wide:<$t:3,7:F square:<$t:6,6:C one:<$t:1,1:C empty:<$t:0,3:C" \
+         "empty_cols:<$t:4,0:F stack:<$t:5,4,3:C big_endian:>$t:4,5:C bad:<$t:4,4:C$nan" \
+         "bad_stack:<$t:3,3,2:F$nan"
+}
+# npz_case NAME WRITER DESCR [svd options...]: the specs above, checked without and with NumPy
+npz_case() {
+    local name=$1 writer=$2 descr=$3
+    shift 3
+    if [[ ($writer == savez || $writer == savez_compressed) && $have_numpy -eq 0 ]]; then
+        echo "skipped svd .npz $name: numpy.$writer needs NumPy"
+        return
+    fi
+    local in="$WORK/$name.npz" out="$WORK/out_$name/nested/result.npz"
+    # shellcheck disable=SC2046
+    python3 "$NPZ_CHECK" make "$in" "$writer" $(npz_specs "$descr")
+    run "npz_$name" "$BIN" svd "$in" --out "$out" "$@"
+    if [[ $rc -ne 0 || $(wc -l <"$WORK/err") -ne 1 ]] ||
+        ! grep -q "^batchsvd: warning: 2 of 16 matrices hold NaN or Inf (info < 0); see bad/info, bad_stack/info in $out\$" "$WORK/err" ||
+        ! grep -q "^batchsvd: 16 matrices in 10 arrays, " "$WORK/out"; then
+        fail "svd .npz $name: rc $rc, stdout: $(head -c 200 "$WORK/out"), stderr: $(head -c 300 "$WORK/err")"
+        return
+    fi
+    if python3 "$NPZ_CHECK" lite "$in" "$out" "$@"; then pass "svd .npz $name: members, shapes, info, sweeps"
+    else fail "svd .npz $name: members, shapes, info, sweeps"; fi
+    if [[ $have_numpy -eq 1 ]]; then
+        if python3 "$NPZ_CHECK" verify "$in" "$out" "$@"; then pass "svd .npz $name: numpy check"
+        else fail "svd .npz $name: numpy check"; fi
+    fi
+}
+if [[ $have_npz -eq 1 ]]; then
+    npz_case f64_savez savez f8
+    npz_case c64_savez_compressed savez_compressed c8 --no-u
+    npz_case f32_zipfile_deflated deflated f4 --no-v
+    npz_case c128_zipfile_stored stored c16 --no-u --no-v --backend cpu
+    [[ $have_numpy -eq 1 ]] || npz_case f64_zipfile_stored stored f8
+
+    # A NaN matrix changes nothing else: the same archive without NaN gives the other arrays'
+    # results bit for bit.
+    # shellcheck disable=SC2046
+    python3 "$NPZ_CHECK" make "$WORK/nan.npz" stored $(npz_specs f8)
+    # shellcheck disable=SC2046
+    python3 "$NPZ_CHECK" make "$WORK/clean.npz" stored $(npz_specs f8 clean)
+    run npz_nan "$BIN" svd "$WORK/nan.npz" --out "$WORK/out_nan.npz"
+    run npz_clean "$BIN" svd "$WORK/clean.npz" --out "$WORK/out_clean.npz"
+    if [[ $rc -eq 0 && ! -s "$WORK/err" ]] && python3 "$NPZ_CHECK" lite "$WORK/clean.npz" "$WORK/out_clean.npz" &&
+        python3 "$NPZ_CHECK" same "$WORK/out_nan.npz" "$WORK/out_clean.npz" bad bad_stack; then
+        pass "svd .npz: NaN matrices leave the other results bit for bit"
+    else fail "svd .npz: NaN matrices leave the other results (rc $rc): $(head -c 300 "$WORK/err")"; fi
+
+    # Nonconvergence is a warning naming the arrays; info = sweeps = the limit.
+    python3 "$NPZ_CHECK" make "$WORK/slow.npz" stored 'a:<f8:30,30:C' 'b:<f8:2,20,20:F' 'c:<f8:0,5:C'
+    run npz_slow "$BIN" svd "$WORK/slow.npz" --out "$WORK/out_slow.npz" --max-sweeps 1
+    if [[ $rc -eq 0 && $(wc -l <"$WORK/err") -eq 1 ]] &&
+        grep -q "^batchsvd: warning: 3 of 4 matrices did not converge within 1 sweeps (info > 0); see a/info, b/info in $WORK/out_slow.npz\$" "$WORK/err" &&
+        [[ $(python3 "$NPZ_CHECK" show "$WORK/out_slow.npz" b/info) == "1 1" ]] &&
+        [[ $(python3 "$NPZ_CHECK" show "$WORK/out_slow.npz" b/sweeps) == "1 1" ]] &&
+        python3 "$NPZ_CHECK" lite "$WORK/slow.npz" "$WORK/out_slow.npz" --max-sweeps 1; then
+        pass "svd .npz --max-sweeps 1: warning, info = sweeps = 1"
+    else fail "svd .npz --max-sweeps 1 (rc $rc): $(cat "$WORK/err")"; fi
+
+    # --progress: one call, one line when it returns
+    run npz_progress "$BIN" svd "$WORK/slow.npz" --out "$WORK/out_progress.npz" --progress
+    if [[ $rc -eq 0 && $(wc -l <"$WORK/err") -eq 1 ]] && grep -q '^batchsvd: 4 of 4 matrices (100%)' "$WORK/err"; then
+        pass "svd .npz --progress: one line"; else fail "svd .npz --progress (rc $rc): $(cat "$WORK/err")"; fi
+
+    # Only empty matrices, an empty stack among them: results of size 0, one call of no work.
+    python3 "$NPZ_CHECK" make "$WORK/zeros.npz" deflated 'z:<c8:0,0:C' 's:<c8:0,3,2:C' 'w:<c8:2,0:F'
+    run npz_zeros "$BIN" svd "$WORK/zeros.npz" --out "$WORK/out_zeros.npz"
+    if [[ $rc -eq 0 && ! -s "$WORK/err" ]] && python3 "$NPZ_CHECK" lite "$WORK/zeros.npz" "$WORK/out_zeros.npz"; then
+        pass "svd .npz of empty matrices"; else fail "svd .npz of empty matrices (rc $rc): $(cat "$WORK/err")"; fi
+
+    # An archive without arrays (numpy.savez() with none) gives one without arrays.
+    printf 'PK\005\006%018d' 0 | tr 0 '\000' >"$WORK/no_arrays.npz"
+    run npz_no_arrays "$BIN" svd "$WORK/no_arrays.npz" --out "$WORK/out_no_arrays.npz"
+    if [[ $rc -eq 0 && ! -s "$WORK/err" ]] && grep -q "holds no arrays; wrote an empty archive" "$WORK/out" &&
+        [[ -z $(python3 "$NPZ_CHECK" show "$WORK/out_no_arrays.npz" members) ]]; then
+        pass "svd .npz without arrays: an empty archive"
+    else fail "svd .npz without arrays (rc $rc): $(cat "$WORK/err")"; fi
+
+    # Errors: one line, the right status, no output file.
+    for kind in text_member bad_npy mixed_dtypes ndim1 ndim4 int32 int64 directory_member; do
+        python3 "$NPZ_CHECK" bad "$WORK/bad_$kind.npz" "$kind"
+        expect_error "npz_$kind" 2 svd "$WORK/bad_$kind.npz" --out @OUT@/r.npz
+    done
+    printf 'this is not a zip archive\n' >"$WORK/not_zip.npz"
+    : >"$WORK/empty_file.npz"
+    head -c 200 "$WORK/probe.npz" >"$WORK/truncated.npz"
+    cp "$WORK/probe.npz" "$WORK/damaged.npz"
+    printf '\377\377\377\377' | dd of="$WORK/damaged.npz" bs=1 seek=150 conv=notrunc 2>/dev/null
+    expect_error npz_not_zip 2 svd "$WORK/not_zip.npz" --out @OUT@/r.npz
+    expect_error npz_empty_file 2 svd "$WORK/empty_file.npz" --out @OUT@/r.npz
+    expect_error npz_truncated 2 svd "$WORK/truncated.npz" --out @OUT@/r.npz
+    expect_error npz_damaged 2 svd "$WORK/damaged.npz" --out @OUT@/r.npz
+    expect_error npz_missing 2 svd "$WORK/does_not_exist.npz" --out @OUT@/r.npz
+    expect_error npz_out_not_npz 2 svd "$WORK/probe.npz" --out @OUT@
+    expect_error npy_out_npz 2 svd "$WORK/good.npy" --out @OUT@/r.npz
+    expect_error npz_devices 2 svd "$WORK/probe.npz" --out @OUT@/r.npz --devices 0
+    expect_error npz_out_is_input 2 svd "$WORK/probe.npz" --out "$WORK/probe.npz"
+    mkdir -p "$WORK/a_dir.npz"
+    expect_error npz_out_is_dir 1 svd "$WORK/probe.npz" --out "$WORK/a_dir.npz"
+fi
 
 # ---- the fuzz corpus's argument inputs (first byte even, then NUL-separated arguments): each
 # runs to an exit status of 0, 1 or 2, not a crash (in a directory of its own)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gesvd_vbatched: random mixes of sizes (0 to 48, shapes 4:1 to 1:4, the harness's families)
-// in four precisions, on the CPU backend and, where a GPU exists, on the CUDA backend from host
-// and from device memory. Every matrix: e1-e4 < 30u against LAPACK and S sorted, outputs
-// poisoned first and padding (ld past the rows) untouched; on the CPU bitwise what gesvd gives
-// it alone. A NaN matrix mid-list gets info -1 and no other matrix changes; bad sizes, null
-// pointers and short leading dimensions are invalid_argument naming the matrix.
+// gesvd_vbatched: random mixes of sizes (orders 0 to 300, shapes 4:1 to 1:4, the harness's
+// families, some zero matrices) in four precisions, on the CPU backend and, where a GPU exists,
+// on the CUDA backend from host and from device memory. Every matrix: e1-e4 < 30u against
+// LAPACK and S sorted, outputs poisoned first and padding (ld past the rows) untouched, the
+// sweeps output within [1, max_sweeps] (0 for empty and NaN matrices); on the CPU bitwise what
+// gesvd gives it alone, sweeps included; on the GPU, for sizes with a batch of their own,
+// bitwise what gesvd gives those matrices packed, sweeps included. A NaN matrix mid-list gets
+// info -1 and no other matrix changes; bad sizes, null pointers and short leading dimensions
+// are invalid_argument naming the matrix.
 #include <gtest/gtest.h>
 
 #include <complex>
@@ -31,16 +34,23 @@ template <class T> struct List {
     std::vector<index_t> m, n, lda, ldu, ldv;
     std::vector<std::vector<T>> a, u, v;
     std::vector<std::vector<R>> s;
-    std::vector<int> info;
+    std::vector<int> info, sweeps;
     std::uint64_t seed;
 
-    List(index_t batch, std::uint64_t seed_, index_t nan_matrix = -1) : seed(seed_) {
+    /// batch matrices of orders 0 to max_order (shapes 4:1 to 1:4); with `repeat` > 1, each
+    /// drawn size is used for `repeat` consecutive matrices.
+    List(index_t batch, std::uint64_t seed_, index_t nan_matrix = -1, index_t max_order = 48, index_t repeat = 1)
+        : seed(seed_) {
         std::mt19937_64 g(seed);
-        std::uniform_int_distribution<index_t> size(0, 48);
+        std::uniform_int_distribution<index_t> size(0, max_order);
+        index_t mm = 0, nn = 0;
         for (index_t b = 0; b < batch; ++b) {
-            index_t mm = b % 17 == 5 ? 0 : size(g), nn = size(g);
-            if (mm > 4 * nn + 3) mm = 4 * nn + 3;  // shapes from 4:1 to 1:4
-            if (nn > 4 * mm + 3) nn = 4 * mm + 3;
+            if (b % repeat == 0) {
+                mm = (b / repeat) % 17 == 5 ? 0 : size(g);
+                nn = size(g);
+                if (mm > 4 * nn + 3) mm = 4 * nn + 3;  // shapes from 4:1 to 1:4
+                if (nn > 4 * mm + 3) nn = 4 * mm + 3;
+            }
             m.push_back(mm);
             n.push_back(nn);
             lda.push_back(mm + 2);
@@ -51,6 +61,9 @@ template <class T> struct List {
             std::vector<T> x(std::size_t((mm + 2) * std::max<index_t>(nn, 1)), T(R(5)));
             for (index_t j = 0; j < nn && mm; ++j)
                 for (index_t i = 0; i < mm; ++i) x[i + j * (mm + 2)] = packed[i + j * mm];
+            if (b % 13 == 4)  // a zero matrix (a padded one is solved again at its size)
+                for (index_t j = 0; j < nn; ++j)
+                    for (index_t i = 0; i < mm; ++i) x[i + j * (mm + 2)] = T(R(0));
             if (b == nan_matrix && mm && nn) x[0] = T(std::numeric_limits<R>::quiet_NaN());
             a.push_back(x);
             const index_t k = std::min(mm, nn);
@@ -64,6 +77,7 @@ template <class T> struct List {
             }
         }
         info.assign(std::size_t(batch), 12345);
+        sweeps.assign(std::size_t(batch), -5);
     }
     index_t batch() const { return index_t(m.size()); }
 };
@@ -84,8 +98,10 @@ template <class T> void run(List<T>& L, const Options& o) {
     auto sp = ptrs(L.s);
     auto up = ptrs(L.u);
     auto vp = ptrs(L.v);
+    Options with = o;
+    with.sweeps = L.sweeps.data();
     gesvd_vbatched<T>(L.batch(), L.m.data(), L.n.data(), MatrixList<const T>{ap.data(), L.lda.data()}, sp.data(),
-                      MatrixList<T>{up.data(), L.ldu.data()}, MatrixList<T>{vp.data(), L.ldv.data()}, L.info.data(), o);
+                      MatrixList<T>{up.data(), L.ldu.data()}, MatrixList<T>{vp.data(), L.ldv.data()}, L.info.data(), with);
 }
 
 /// Every matrix's errors, order, padding and status.
@@ -97,9 +113,13 @@ template <class T> void check(const List<T>& L, index_t nan_matrix, const std::s
                      "), seed " + std::to_string(L.seed));
         if (b == nan_matrix && k) {
             EXPECT_EQ(L.info[b], info_nonfinite);
+            EXPECT_EQ(L.sweeps[b], 0);
             continue;
         }
         ASSERT_EQ(L.info[b], 0);
+        if (k) EXPECT_TRUE(L.sweeps[b] >= 1 && L.sweeps[b] <= Options{}.max_sweeps) << "sweeps " << L.sweeps[b];
+        else EXPECT_EQ(L.sweeps[b], 0);
+        for (index_t j = 1; j < k; ++j) ASSERT_GE(L.s[b][j - 1], L.s[b][j]) << "S not sorted";
         for (index_t j = 0; j < k; ++j) {
             for (index_t i = mm; i < mm + 2; ++i) ASSERT_EQ(L.u[b][i + j * (mm + 2)], T(R(-3))) << "U padding";
             for (index_t i = nn; i < nn + 2; ++i) ASSERT_EQ(L.v[b][i + j * (nn + 2)], T(R(-3))) << "V padding";
@@ -126,7 +146,7 @@ TYPED_TEST_SUITE(VBatched, Types);
 TYPED_TEST(VBatched, RandomMixOnTheCpuMatchesEachMatrixAlone) {
     using T = TypeParam;
     using R = real_t<T>;
-    List<T> L(60, testing::fresh_seed(), 23);
+    List<T> L(30, testing::fresh_seed(), 23, 300);
     Options cpu;
     cpu.backend = Backend::cpu;
     run(L, cpu);
@@ -136,10 +156,13 @@ TYPED_TEST(VBatched, RandomMixOnTheCpuMatchesEachMatrixAlone) {
         if (!k) continue;
         std::vector<R> s(static_cast<std::size_t>(k));
         std::vector<T> u(std::size_t((mm + 2) * k)), v(std::size_t((nn + 2) * k));
-        int info = 7;
+        int info = 7, sweeps = -1;
+        Options alone = cpu;
+        alone.sweeps = &sweeps;
         gesvd<T>(mm, nn, 1, MatrixBatch<const T>{L.a[b].data(), mm + 2, 0}, s.data(), k, MatrixBatch<T>{u.data(), mm + 2, 0},
-                 MatrixBatch<T>{v.data(), nn + 2, 0}, &info, cpu);
+                 MatrixBatch<T>{v.data(), nn + 2, 0}, &info, alone);
         EXPECT_EQ(info, L.info[b]);
+        EXPECT_EQ(sweeps, L.sweeps[b]) << "sweeps of " << b;
         if (b == 23) continue;
         EXPECT_EQ(std::memcmp(s.data(), L.s[b].data(), s.size() * sizeof(R)), 0) << "matrix " << b;
         for (index_t j = 0; j < k; ++j)
@@ -169,6 +192,7 @@ template <class T> struct OnDevice {
     std::vector<real_t<T>*> s;
     std::vector<T*> u, v;
     int* info = nullptr;
+    int* sweeps = nullptr;
     template <class X> X* put(const std::vector<X>& host) {
         void* p = nullptr;
         EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(1, host.size()) * sizeof(X)), cudaSuccess);
@@ -184,6 +208,7 @@ template <class T> struct OnDevice {
             v.push_back(put(L.v[b]));
         }
         info = put(L.info);
+        sweeps = put(L.sweeps);
     }
     template <class X> void get(std::vector<X>& host, const X* p) {
         EXPECT_EQ(cudaMemcpy(host.data(), p, host.size() * sizeof(X), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -195,6 +220,15 @@ template <class T> struct OnDevice {
             get(L.v[b], v[b]);
         }
         get(L.info, info);
+        get(L.sweeps, sweeps);
+    }
+    /// gesvd_vbatched on the device copies, then the results back into L.
+    void solve(List<T>& L, Options o = {}) {
+        o.sweeps = sweeps;
+        gesvd_vbatched<T>(L.batch(), L.m.data(), L.n.data(), MatrixList<const T>{a.data(), L.lda.data()}, s.data(),
+                          MatrixList<T>{u.data(), L.ldu.data()}, MatrixList<T>{v.data(), L.ldv.data()}, info, o);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        back(L);
     }
     ~OnDevice() {
         for (void* p : blocks) cudaFree(p);
@@ -205,21 +239,74 @@ TYPED_TEST(VBatched, RandomMixOnTheGpu) {
     using T = TypeParam;
     if (!cuda_available()) GTEST_SKIP() << "no CUDA device on this machine: gesvd_vbatched on the GPU not run here "
                                            "(it runs on a GPU machine, see scripts/gpu_check.sh)";
-    List<T> host(60, testing::fresh_seed(), 31);
+    List<T> host(60, testing::fresh_seed(), 31, 300);
     Options cuda;
     cuda.backend = Backend::cuda;
     run(host, cuda);  // host data staged through the GPU
     check(host, 31, "cuda, host data");
-    List<T> dev(60, testing::fresh_seed(), 7);
+    List<T> dev(60, testing::fresh_seed(), 7, 300);
     {
         OnDevice<T> d(dev);
-        gesvd_vbatched<T>(dev.batch(), dev.m.data(), dev.n.data(), MatrixList<const T>{d.a.data(), dev.lda.data()},
-                          d.s.data(), MatrixList<T>{d.u.data(), dev.ldu.data()}, MatrixList<T>{d.v.data(), dev.ldv.data()},
-                          d.info, Options{});
-        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-        d.back(dev);
+        d.solve(dev);
     }
     check(dev, 7, "cuda, device data");
+}
+
+/// Sizes with a batch of their own (32 matrices each) get bitwise what gesvd gives those
+/// matrices packed (the same ld and spacing), sweeps included.
+TYPED_TEST(VBatched, ExactSizesOnTheGpuMatchTheUniformBatch) {
+    using T = TypeParam;
+    using R = real_t<T>;
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device on this machine: gesvd_vbatched on the GPU not run here "
+                                           "(it runs on a GPU machine, see scripts/gpu_check.sh)";
+    constexpr index_t kRepeat = 32, kSizes = 4;
+    List<T> L(kRepeat * kSizes, testing::fresh_seed(), 40, 200, kRepeat);
+    {
+        OnDevice<T> d(L);
+        d.solve(L);
+    }
+    check(L, 40, "cuda, exact sizes");
+    for (index_t g = 0; g < kSizes; ++g) {
+        const index_t b0 = g * kRepeat, mm = L.m[b0], nn = L.n[b0], k = std::min(mm, nn);
+        if (!k) continue;
+        // The group packed: each matrix's columns as in the list (ld mm + 2), matrices spaced
+        // by their vectors' sizes.
+        const index_t sa = index_t(L.a[b0].size()), su = index_t(L.u[b0].size()), sv = index_t(L.v[b0].size());
+        std::vector<T> a(std::size_t(sa * kRepeat)), u(std::size_t(su * kRepeat)), v(std::size_t(sv * kRepeat));
+        for (index_t j = 0; j < kRepeat; ++j) std::copy(L.a[b0 + j].begin(), L.a[b0 + j].end(), a.begin() + j * sa);
+        T *da = nullptr, *du = nullptr, *dv = nullptr;
+        R* ds = nullptr;
+        int *di = nullptr, *dw = nullptr;
+        ASSERT_EQ(cudaMalloc(&da, a.size() * sizeof(T)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&du, u.size() * sizeof(T)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&dv, v.size() * sizeof(T)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&ds, std::size_t(k * kRepeat) * sizeof(R)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&di, kRepeat * sizeof(int)), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&dw, kRepeat * sizeof(int)), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(da, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+        Options o;
+        std::vector<int> info(kRepeat), sweeps(kRepeat);
+        o.sweeps = dw;
+        gesvd<T>(mm, nn, kRepeat, MatrixBatch<const T>{da, mm + 2, sa}, ds, k, MatrixBatch<T>{du, mm + 2, su},
+                 MatrixBatch<T>{dv, nn + 2, sv}, di, o);
+        std::vector<R> s(std::size_t(k * kRepeat));
+        ASSERT_EQ(cudaMemcpy(s.data(), ds, s.size() * sizeof(R), cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(u.data(), du, u.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(info.data(), di, kRepeat * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(sweeps.data(), dw, kRepeat * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+        for (void* p : {static_cast<void*>(da), static_cast<void*>(du), static_cast<void*>(dv), static_cast<void*>(ds),
+                        static_cast<void*>(di), static_cast<void*>(dw)})
+            cudaFree(p);
+        for (index_t j = 0; j < kRepeat; ++j) {
+            const index_t b = b0 + j;
+            SCOPED_TRACE("matrix " + std::to_string(b) + " (" + std::to_string(mm) + " x " + std::to_string(nn) + ")");
+            EXPECT_EQ(info[std::size_t(j)], L.info[b]);
+            EXPECT_EQ(sweeps[std::size_t(j)], L.sweeps[b]);
+            EXPECT_EQ(std::memcmp(s.data() + j * k, L.s[b].data(), std::size_t(k) * sizeof(R)), 0);
+            for (index_t c = 0; c < k; ++c)
+                EXPECT_EQ(std::memcmp(u.data() + j * su + c * (mm + 2), L.u[b].data() + c * (mm + 2), mm * sizeof(T)), 0);
+        }
+    }
 }
 #endif
 

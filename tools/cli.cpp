@@ -13,6 +13,7 @@
 #include "cli_commands.hpp"
 #include "cli_parse.hpp"
 #include "npy.hpp"
+#include "npz.hpp"
 
 namespace batchsvd::cli {
 namespace {
@@ -53,6 +54,12 @@ int main(int argc, char** argv) {
     } catch (const batchsvd::npy::Error& e) {
         error_line(one_line(e.what()));
         return exit_usage;
+    } catch (const batchsvd::npz::Error& e) {  // reading; write failures come as OutputError
+        error_line(one_line(e.what()));
+        return exit_usage;
+    } catch (const batchsvd::npz::Unavailable& e) {  // a build without libzip
+        error_line(one_line(e.what()));
+        return exit_failure;
     } catch (const OutputError& e) {
         error_line(one_line(e.what()));
         return exit_failure;

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The commands of the batchsvd tool: what each is asked to do (filled in from the command
 // line by parse_command_line, cli_parse.hpp) and the function that does it. Each returns the
-// exit status and throws InputError / OutputError / npy::Error / batchsvd::Error, which
-// main() turns into a one-line message and an exit status.
+// exit status and throws InputError / OutputError / npy::Error / npz::Error /
+// npz::Unavailable / batchsvd::Error, which main() turns into a one-line message and an exit
+// status.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
@@ -23,10 +25,10 @@ enum class Progress {
     never       ///< --quiet
 };
 
-/// `batchsvd svd IN.npy --out DIR [options]`
+/// `batchsvd svd IN.npy --out DIR [options]` or `batchsvd svd IN.npz --out OUT.npz [options]`
 struct SvdRequest {
     std::filesystem::path input;
-    std::filesystem::path out_dir;
+    std::filesystem::path out;  ///< the output directory, or the .npz file for an .npz input
     Options opts;
     Progress progress = Progress::automatic;
 };
@@ -40,7 +42,16 @@ struct DemoRequest {
     Options opts;
 };
 
-int run_svd(const SvdRequest& req);    // cli_svd.cpp
-int run_demo(const DemoRequest& req);  // cli_demo.cpp
+/// True for a path whose extension is .npz (in any case): `svd` then reads and writes .npz.
+inline bool is_npz_path(const std::filesystem::path& p) {
+    std::string ext = p.extension().string();
+    for (char& c : ext)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return ext == ".npz";
+}
+
+int run_svd(const SvdRequest& req);      // cli_svd.cpp (hands an .npz input to run_svd_npz)
+int run_svd_npz(const SvdRequest& req);  // cli_svd_npz.cpp
+int run_demo(const DemoRequest& req);    // cli_demo.cpp
 
 }  // namespace batchsvd::cli

@@ -23,7 +23,8 @@ constexpr const char* program_description =
 
 constexpr const char* input_and_exit_text =
     "The input is a .npy file of dtype float32, float64, complex64 or complex128 (little- or\n"
-    "big-endian), of shape (m, n) or (batch, m, n), in C or Fortran order.\n"
+    "big-endian), of shape (m, n) or (batch, m, n), in C or Fortran order; or an .npz archive\n"
+    "(numpy.savez or numpy.savez_compressed) of such arrays, all of one dtype.\n"
     "Exit status: 0 success (also when some matrices did not converge or hold NaN/Inf: a\n"
     "warning says how many), 1 runtime, backend or output failure, 2 invalid usage or input.\n";
 
@@ -31,7 +32,14 @@ constexpr const char* svd_text =
     "Writes DIR/S.npy, DIR/U.npy, DIR/Vh.npy and DIR/info.npy with the conventions of\n"
     "numpy.linalg.svd(a, full_matrices=False): A = U @ diag(S) @ Vh; info.npy is the int32\n"
     "status of each matrix (0 ok, >0 not converged, <0 NaN or Inf). A batch of 20000 matrices\n"
-    "or more is solved in 20 slices, so that progress can be reported after each.\n";
+    "or more is solved in 20 slices, so that progress can be reported after each.\n"
+    "\n"
+    "With IN.npz, --out names the output .npz file (its directory is created if missing): for\n"
+    "each array NAME of IN.npz it holds NAME/S, NAME/U, NAME/Vh and NAME/info as above, and\n"
+    "NAME/sweeps, the int32 count of Jacobi sweeps each matrix took. All matrices of all arrays\n"
+    "are solved in one call (no --devices; --progress prints one line when it returns). An\n"
+    "IN.npz without arrays gives an OUT.npz without arrays. Reading and writing .npz needs a\n"
+    "batchsvd built with libzip.\n";
 
 /// CLI11's help layout with the usage line first and lower-case "usage:".
 class HelpFormatter final : public CLI::Formatter {
@@ -99,22 +107,23 @@ void add_solver_options(CLI::App& app, Options& opts) {
 }
 
 void add_svd_options(CLI::App& svd, SvdRequest& req) {
-    add_value(svd, "IN.npy", "", "the input matrices",
+    add_value(svd, "IN", "", "the input matrices: IN.npy, or IN.npz (named arrays)",
               [&req](const std::string& v) {
                   if (v.empty()) throw UsageError("empty input file name");
                   req.input = v;
               })
         ->required();
-    add_value(svd, "--out", "DIR", "output directory, created if missing",
+    add_value(svd, "--out", "PATH",
+              "output directory for IN.npy (created if missing),\nor the output file OUT.npz for IN.npz",
               [&req](const std::string& v) {
-                  if (v.empty()) throw UsageError("empty --out directory name");
-                  req.out_dir = v;
+                  if (v.empty()) throw UsageError("empty --out name");
+                  req.out = v;
               })
         ->required();
     add_solver_options(svd, req.opts);
-    add_switch(svd, "--no-u", "do not compute or write U.npy",
+    add_switch(svd, "--no-u", "do not compute or write U.npy (NAME/U)",
                [&req] { req.opts.compute_u = false; });
-    add_switch(svd, "--no-v", "do not compute or write Vh.npy",
+    add_switch(svd, "--no-v", "do not compute or write Vh.npy (NAME/Vh)",
                [&req] { req.opts.compute_v = false; });
     add_switch(svd, "--progress", "report progress on stderr after each twentieth of the batch",
                [&req] { req.progress = Progress::always; });
@@ -161,7 +170,7 @@ public:
         app_.require_subcommand(0, 1);
         app_.footer(input_and_exit_text);
 
-        svd_ = app_.add_subcommand("svd", "SVD of every matrix in IN.npy, as .npy files in DIR");
+        svd_ = app_.add_subcommand("svd", "SVD of every matrix in IN.npy or IN.npz, as .npy files or an .npz");
         svd_->footer(std::string(svd_text) + "\n" + input_and_exit_text);
         add_svd_options(*svd_, svd_req_);
 
@@ -200,7 +209,7 @@ public:
         } catch (const UsageError& e) {  // from a value parser, thrown through CLI11
             throw UsageError(e.what(), command_name());
         }
-        if (*svd_) return svd_req_;
+        if (*svd_) return svd_checked();
         if (*demo_) return demo_checked();
         if (*help_) {
             const CLI::App* topic = help_topic_.empty() ? &app_ : app_.get_subcommand(help_topic_);
@@ -216,6 +225,20 @@ private:
     std::string command_name() const {
         const auto subs = app_.get_subcommands();
         return subs.empty() ? app_.get_name() : app_.get_name() + " " + subs.front()->get_name();
+    }
+
+    /// An .npz input goes with an .npz output and one device; a .npy input with a directory.
+    const SvdRequest& svd_checked() const {
+        const SvdRequest& r = svd_req_;
+        const auto fail = [](const std::string& what) { throw UsageError(what, "batchsvd svd"); };
+        if (is_npz_path(r.input) && !is_npz_path(r.out))
+            fail("with an .npz input, --out names the output .npz file, not '" + r.out.string() + "'");
+        if (!is_npz_path(r.input) && is_npz_path(r.out))
+            fail("--out '" + r.out.string() + "' names an .npz file, which needs an .npz input (a .npy "
+                 "input gives a directory of .npy files)");
+        if (is_npz_path(r.input) && !r.opts.devices.empty())
+            fail("--devices does not apply to an .npz input: its arrays are solved in one call, on one device");
+        return r;
     }
 
     const DemoRequest& demo_checked() const {

@@ -37,6 +37,8 @@ void swap_bytes(std::vector<std::byte>& data, std::size_t word) {
                      data.begin() + static_cast<std::ptrdiff_t>(i + word));
 }
 
+}  // namespace
+
 // Magic, version, length and the padded dict: version 1.0 unless the dict needs more than
 // 65535 bytes (then 2.0); the data starts at a multiple of 64 bytes.
 std::vector<std::byte> header_bytes(const Header& header, std::size_t data_size) {
@@ -63,8 +65,6 @@ std::vector<std::byte> header_bytes(const Header& header, std::size_t data_size)
     for (char c : dict) out.push_back(static_cast<std::byte>(c));
     return out;
 }
-
-}  // namespace
 
 std::size_t element_size(Dtype d) {
     switch (d) {

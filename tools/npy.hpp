@@ -72,6 +72,10 @@ Array parse(std::span<const std::byte> file);
 /// Reads and parses a file.
 Array read(const std::filesystem::path& path);
 
+/// The file's bytes before the data (magic, version, length and the padded dict) for a header
+/// and a data size, which must equal header.count() * element_size(header.dtype).
+std::vector<std::byte> header_bytes(const Header& header, std::size_t data_size);
+
 /// The complete file (header and data) for a header and its raw little-endian data;
 /// data.size() must equal header.count() * element_size(header.dtype).
 std::vector<std::byte> serialize(const Header& header, std::span<const std::byte> data);

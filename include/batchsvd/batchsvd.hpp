@@ -93,6 +93,13 @@ struct Options {
     /// already queued on `stream`. The call returns when the other devices' shares are back;
     /// the home device's share is ordered on `stream` as for one device. The CUDA backend only.
     std::vector<int> devices;
+    /// Optional output: the Jacobi sweeps each matrix took, one int per matrix (indexed as
+    /// info), in the same kind of memory as info and written the same way (on the device:
+    /// ordered on `stream`, no host synchronisation). Every sweep run counts, the last one
+    /// (which found nothing to rotate) included; after QR pre-processing or preconditioning,
+    /// the sweeps of the iteration that follows. Empty matrices and matrices with NaN or Inf
+    /// take 0. nullptr: not written.
+    int* sweeps = nullptr;
 };
 
 /// Error codes of thrown errors (not per-matrix status, which goes to `info`).
@@ -149,17 +156,20 @@ template <class T> struct MatrixList {
 
 /// Reduced SVD of `batch` matrices of different sizes, m[b] x n[b] (each may be 0), in one
 /// call: with k_b = min(m[b], n[b]), s[b] receives k_b values, u.data[b] m[b] x k_b,
-/// v.data[b] n[b] x k_b, info[b] the status (as gesvd's). m, n, the pointer arrays and the
-/// leading dimensions are host memory, read before the call returns; the matrices, the values
-/// and info are all host memory or all device memory, with gesvd's rules for the backend.
-/// Host data: synchronous. Device data: ordered on opts.stream, like gesvd (the call returns
-/// once the work is queued or, for the blocked path, with its last sweep still queued).
+/// v.data[b] n[b] x k_b, info[b] the status (as gesvd's), opts.sweeps[b] (when set) the
+/// sweeps. m, n, the pointer arrays and the leading dimensions are host memory, read before
+/// the call returns; the matrices, the values, info and sweeps are all host memory or all
+/// device memory, with gesvd's rules for the backend. The call is synchronous either way: it
+/// returns when every output is written (device data: after the work already queued on
+/// opts.stream, which it waits for on the device; later work on that stream needs no wait).
 /// The CPU backend runs the matrices over the threads, largest first, each as gesvd would
-/// alone; the CUDA backend solves the matrices of each distinct size as one batch (the result
-/// gesvd gives those matrices packed), several sizes at once on library streams, and checks
-/// every pointer's memory kind (a few microseconds a matrix). opts.devices must be empty. Invalid sizes,
-/// null pointers of non-empty matrices and leading dimensions below the rows are
-/// invalid_argument naming the matrix.
+/// alone. The CUDA backend solves a size shared by 32 matrices or more as one batch (the
+/// result gesvd gives those matrices packed) and the others in size classes, zero-padded
+/// (the same accuracy; a matrix with a zero singular value is solved again at its size),
+/// several groups at once on library threads and streams, and checks every pointer's memory
+/// kind (a few microseconds a matrix). opts.devices must be empty. Invalid sizes, null
+/// pointers of non-empty matrices and leading dimensions below the rows are invalid_argument
+/// naming the matrix.
 template <class T>
 void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
                     real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info,

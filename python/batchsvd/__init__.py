@@ -3,6 +3,8 @@
 
     U, S, Vh = batchsvd.svd(a)        # a: (..., m, n) NumPy, PyTorch, CuPy or JAX array
     S = batchsvd.svdvals(a)
+    U, S, Vh, info, sweeps = batchsvd.svd(a, return_info="sweeps")
+    Us, Ss, Vhs = batchsvd.svd([a0, a1, a2])   # 2-D arrays of different shapes: lists, one call
 
 Results follow ``numpy.linalg.svd(a, full_matrices=False)`` / ``torch.linalg.svd``:
 ``a[..., :, :] = U @ (S[..., None] * Vh)`` with S descending. They are arrays of the
@@ -12,11 +14,12 @@ collapse to one stride (no negative stride, no overlapping matrices, native byte
 aligned); otherwise a contiguous copy is made first.
 
 Errors: ``ValueError`` for bad arguments, ``TypeError`` for unsupported array types and
-dtypes, ``numpy.linalg.LinAlgError`` for NaN/Inf input or a sweep limit reached (unless
-``return_info=True``), ``OutOfMemoryError`` (a ``MemoryError``) when device memory for the
-workspace or the staged operands cannot be allocated, ``DeviceError`` (a ``RuntimeError``) when
-a CUDA kernel launch, runtime, cuBLAS or cuSOLVER call fails, and ``RuntimeError`` when a CUDA
-array is given to a build or machine without a usable CUDA backend. After an
+dtypes (and lists mixing frameworks or dtypes), ``numpy.linalg.LinAlgError`` for NaN/Inf input
+or a sweep limit reached (unless ``return_info`` is True or "sweeps"), ``OutOfMemoryError`` (a
+``MemoryError``) when device memory for the workspace or the staged operands cannot be
+allocated, ``DeviceError`` (a ``RuntimeError``) when a CUDA kernel launch, runtime, cuBLAS or
+cuSOLVER call fails, and ``RuntimeError`` when a CUDA array is given to a build or machine
+without a usable CUDA backend. After an
 ``OutOfMemoryError`` the library holds no memory of the failed call and the stream stays
 usable: the call can be repeated (after freeing memory, or with a smaller batch). So it can
 after a ``DeviceError``, unless the CUDA error was one that spoils the process's CUDA context
@@ -100,6 +103,10 @@ class _Hooks:
     def readable(self, a):
         """Whether the extension can take the array's memory as it is (else it is copied)."""
         return True
+
+    def device_key(self, a):
+        """Where the array lives, comparable between arrays of one framework."""
+        return "cpu"
 
 
 class _NumPy(_Hooks):
@@ -185,6 +192,9 @@ class _Torch(_Hooks):
         info.zero_()
         return info
 
+    def device_key(self, a):
+        return str(a.device)
+
 
 class _CuPy(_NumPy):
     """CuPy arrays: NumPy's dtype and stride conventions, CuPy's allocation and stream."""
@@ -215,6 +225,9 @@ class _CuPy(_NumPy):
 
     def to_host_int(self, x):
         return self.cupy.asnumpy(x)
+
+    def device_key(self, a):
+        return "cuda:%d" % a.device.id
 
 
 class _Jax(_Hooks):
@@ -280,6 +293,10 @@ class _Jax(_Hooks):
 
     def to_host_int(self, x):
         return np.asarray(x)
+
+    def device_key(self, a):
+        (dev,) = a.devices()
+        return "cuda:%d" % int(getattr(dev, "local_hardware_id", dev.id))
 
 
 class _CudaDevice:
@@ -372,7 +389,45 @@ def _layout(shape, strides):
     return order, ld, bstride
 
 
+def _info_mode(return_info):
+    """return_info as a count of status outputs: 0 (raise on a bad status), 1 (info), 2 (info
+    and sweeps)."""
+    if isinstance(return_info, str):
+        if return_info != "sweeps":
+            raise ValueError('batchsvd.svd: return_info must be False, True or "sweeps", got %r'
+                             % return_info)
+        return 2
+    return 1 if return_info else 0
+
+
+def _check_options(tol, max_sweeps):
+    if tol is not None and not (tol > 0):
+        raise ValueError("batchsvd.svd: tol must be positive")
+    if max_sweeps is not None and max_sweeps < 1:
+        raise ValueError("batchsvd.svd: max_sweeps must be >= 1")
+
+
+def _check_status(status, where):
+    """Raises LinAlgError for a bad per-matrix status (host int array); `where` names the
+    index ("flat batch index", "list index")."""
+    if (status < 0).any():
+        raise np.linalg.LinAlgError(
+            "batchsvd.svd: %d matrices hold NaN or Inf (first at %s %d); "
+            "pass return_info=True to get their status instead"
+            % (int((status < 0).sum()), where, int(np.argmax(status < 0))))
+    if (status > 0).any():
+        raise np.linalg.LinAlgError(
+            "batchsvd.svd: %d matrices did not converge within max_sweeps; pass "
+            "return_info=True to accept the best available results"
+            % int((status > 0).sum()))
+
+
+_REAL = {"float32": "float32", "float64": "float64", "complex64": "float32",
+         "complex128": "float64"}
+
+
 def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
+    mode = _info_mode(return_info)
     devices = _device_list(devices)
     fw, arr, back = _framework(a)
     if getattr(arr, "ndim", 0) < 2:
@@ -382,17 +437,13 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
     if dtype not in _DTYPES:
         raise TypeError("batchsvd.svd: unsupported dtype %s; use float32, float64, complex64 or "
                         "complex128" % dtype)
-    real = {"float32": "float32", "float64": "float64", "complex64": "float32",
-            "complex128": "float64"}[dtype]
+    real = _REAL[dtype]
     complex_ = dtype.startswith("complex")
     shape = tuple(arr.shape)
     batch_shape, m, n = shape[:-2], shape[-2], shape[-1]
     batch = int(np.prod(batch_shape, dtype=np.int64))
     k = min(m, n)
-    if tol is not None and not (tol > 0):
-        raise ValueError("batchsvd.svd: tol must be positive")
-    if max_sweeps is not None and max_sweeps < 1:
-        raise ValueError("batchsvd.svd: max_sweeps must be >= 1")
+    _check_options(tol, max_sweeps)
 
     if batch * m * n == 0:
         layout = ("C", max(n, 1), m * n)
@@ -409,6 +460,7 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
     with fw.device_context(arr):
         s = fw.empty(batch_shape + (k,), real, arr)
         info = fw.empty((max(batch, 1),), "int32", arr)
+        sweeps = fw.empty((max(batch, 1),), "int32", arr) if mode == 2 else None
         # The library sees column-major matrices: A itself (F) or A^T (C). Its U and V are
         # written as (k, rows) row-major buffers, i.e. column-major rows x k.
         rows, cols = (m, n) if order == "F" else (n, m)
@@ -419,31 +471,28 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
                             rows, rows * k, cols, cols * k, k,
                             30.0 if tol is None else float(tol),
                             100 if max_sweeps is None else int(max_sweeps), fw.stream(arr),
-                            devices)
+                            devices, sweeps)
         else:  # nothing to decompose (k == 0 or an empty batch): every matrix "converged"
             info = fw.zero_info(info)
+            sweeps = fw.zero_info(sweeps) if sweeps is not None else None
         fw.after_solve()
     s, info = fw.wrap(s), fw.wrap(info)
+    sweeps = fw.wrap(sweeps) if sweeps is not None else None
     left = fw.wrap(left) if left is not None else None
     right = fw.wrap(right) if right is not None else None
 
-    if not return_info:
-        status = fw.to_host_int(info)[:batch]
-        if (status < 0).any():
-            raise np.linalg.LinAlgError(
-                "batchsvd.svd: %d matrices hold NaN or Inf (first at flat batch index %d); "
-                "pass return_info=True to get their status instead"
-                % (int((status < 0).sum()), int(np.argmax(status < 0))))
-        if (status > 0).any():
-            raise np.linalg.LinAlgError(
-                "batchsvd.svd: %d matrices did not converge within max_sweeps; pass "
-                "return_info=True to accept the best available results"
-                % int((status > 0).sum()))
-    info = info[:batch].reshape(batch_shape) if batch > 0 else info[:0].reshape(batch_shape)
+    if not mode:
+        _check_status(fw.to_host_int(info)[:batch], "flat batch index")
+
+    def per_matrix(x):
+        return x[:batch].reshape(batch_shape) if batch > 0 else x[:0].reshape(batch_shape)
 
     back = back or fw.finish
+    status = (back(per_matrix(info)),) if mode else ()
+    if mode == 2:
+        status += (back(per_matrix(sweeps)),)
     if not compute_uv:
-        return (back(s), back(info)) if return_info else back(s)
+        return (back(s),) + status if mode else back(s)
     if order == "F":
         # A = U' S V'^H: U = U' (left holds U'^T), Vh = conj(V'^T) (right holds V'^T).
         u = fw.transpose_last(left)
@@ -453,56 +502,140 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
         # Vh = U'^T (left holds U'^T).
         u = fw.transpose_last(fw.conj(right) if complex_ else right)
         vh = left
-    out = (back(u), back(s), back(vh))
-    return out + (back(info),) if return_info else out
+    return (back(u), back(s), back(vh)) + status
+
+
+def _list_framework(arrays):
+    """The framework of a list's arrays and each array as the extension reads it (2-D, one
+    framework, one dtype, one device; else TypeError or ValueError)."""
+    first = None
+    out = []
+    for i, x in enumerate(arrays):
+        fw, arr, back = _framework(x)
+        if getattr(arr, "ndim", 0) != 2:
+            raise ValueError("batchsvd.svd: a list must hold 2-D arrays (m, n); array %d has "
+                             "shape %s" % (i, tuple(arr.shape)))
+        kind = "jax" if back is not None else fw.name
+        dtype = fw.dtype_name(arr)
+        device = fw.device_key(arr)
+        if first is None:
+            if dtype not in _DTYPES:
+                raise TypeError("batchsvd.svd: unsupported dtype %s; use float32, float64, "
+                                "complex64 or complex128" % dtype)
+            first = (fw, back, kind, dtype, device)
+        elif kind != first[2]:
+            raise TypeError("batchsvd.svd: the arrays of a list must share one framework; array "
+                            "%d is a %s array, array 0 a %s array" % (i, kind, first[2]))
+        elif dtype != first[3]:
+            raise TypeError("batchsvd.svd: the arrays of a list must share one dtype; array %d "
+                            "is %s, array 0 %s" % (i, dtype, first[3]))
+        elif device != first[4]:
+            raise ValueError("batchsvd.svd: the arrays of a list must be on one device; array %d "
+                             "is on %s, array 0 on %s" % (i, device, first[4]))
+        out.append(arr)
+    return first[0], first[1], first[3], out
 
 
 def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
-    """A list of 2-D arrays of different shapes: grouped by shape, each group stacked (one
-    copy) and solved as one batch, the results sliced back per matrix, in the input order."""
+    """A list of 2-D arrays of different shapes, solved by one gesvd_vbatched call: each array
+    read in place where its strides allow (a row-major one as its transpose, as _svd does),
+    else copied alone; S, U and Vh each one allocation, returned as views of it per matrix
+    (JAX: arrays sliced from it), in the input order."""
+    mode = _info_mode(return_info)
     arrays = list(arrays)
+    _check_options(tol, max_sweeps)
+    if devices is not None:
+        raise ValueError("batchsvd.svd: devices is not supported for a list of arrays (the list "
+                         "is solved on its arrays' device)")
     if not arrays:
+        count = (3 if compute_uv else 1) + mode
+        return tuple([] for _ in range(count)) if count > 1 else []
+    fw, back, dtype, mats = _list_framework(arrays)
+    complex_ = dtype.startswith("complex")
+    batch = len(mats)
+    shapes, rows, cols, lds, swap = [], [], [], [], []
+    s_off, u_off, v_off = [], [], []
+    ns = nu = nv = 0
+    for i, arr in enumerate(mats):
+        m, n = (int(x) for x in arr.shape)
+        k = min(m, n)
+        if m * n == 0:
+            layout = ("C", max(n, 1), 0)
+        else:
+            layout = _layout((m, n), fw.strides(arr)) if fw.readable(arr) else None
+            if layout is None:
+                arr = fw.contiguous(arr)
+                layout = _layout((m, n), fw.strides(arr))
+        mats[i] = fw.prepare(arr)
+        order, ld, _ = layout
+        shapes.append((m, n, k))
+        # The library gets A (F) or A^T (C, with its U and V traded: swap).
+        rows.append(m if order == "F" else n)
+        cols.append(n if order == "F" else m)
+        lds.append(ld)
+        swap.append(1 if order == "C" else 0)
+        s_off.append(ns)
+        u_off.append(nu)
+        v_off.append(nv)
+        ns, nu, nv = ns + k, nu + m * k, nv + k * n
+
+    arr0 = mats[0]
+    real = _REAL[dtype]
+    with fw.device_context(arr0):
+        s = fw.empty((ns,), real, arr0)
+        info = fw.empty((batch,), "int32", arr0)
+        sweeps = fw.empty((batch,), "int32", arr0) if mode == 2 else None
+        # U: matrix i's U^T (k x m, row-major) at u_off[i]; Vh: its Vh (k x n) at v_off[i]. The
+        # library writes them as column-major m x k and n x k: for a matrix given as A, its U
+        # and conj(Vh); given as A^T, conj(U) and Vh.
+        left = fw.empty((nu,), dtype, arr0) if compute_uv else None
+        right = fw.empty((nv,), dtype, arr0) if compute_uv else None
+        if ns > 0:
+            _batchsvd.gesvd_vbatched(mats, rows, cols, lds, s, s_off, left, u_off, right, v_off,
+                                     swap, info, sweeps, 30.0 if tol is None else float(tol),
+                                     100 if max_sweeps is None else int(max_sweeps),
+                                     fw.stream(arr0))
+        else:  # only empty matrices: every one "converged" in 0 sweeps
+            info = fw.zero_info(info)
+            sweeps = fw.zero_info(sweeps) if sweeps is not None else None
+        fw.after_solve()
+        s, info = fw.wrap(s), fw.wrap(info)
+        sweeps = fw.wrap(sweeps) if sweeps is not None else None
+        left = fw.wrap(left) if left is not None else None
+        right = fw.wrap(right) if right is not None else None
+
+        if not mode:
+            _check_status(fw.to_host_int(info), "list index")
+
+        back = back or fw.finish
+        out_s = [back(s[s_off[i]:s_off[i] + shapes[i][2]]) for i in range(batch)]
+        status = ()
+        if mode:
+            status = ([back(info[i]) for i in range(batch)],)
+        if mode == 2:
+            status += ([back(sweeps[i]) for i in range(batch)],)
         if not compute_uv:
-            return ([], []) if return_info else []
-        return ([], [], [], []) if return_info else ([], [], [])
-    kinds = set()
-    for x in arrays:
-        fw, arr, _ = _framework(x)
-        if getattr(arr, "ndim", 0) != 2:
-            raise ValueError("batchsvd.svd: a list must hold 2-D arrays (m, n), got shape %s"
-                             % (tuple(arr.shape),))
-        kinds.add((type(fw).__name__, fw.dtype_name(arr), str(getattr(arr, "device", "cpu"))))
-    if len(kinds) > 1:
-        raise TypeError("batchsvd.svd: the arrays of a list must share one framework, dtype and "
-                        "device; got %s" % sorted(kinds))
-    fw, _, _ = _framework(arrays[0])
-    stack = _stacker(arrays[0])
-    groups = {}
-    for i, x in enumerate(arrays):
-        groups.setdefault(tuple(x.shape), []).append(i)
-    outs = [None] * len(arrays)
-    for shape, idx in groups.items():
-        res = _svd(stack([arrays[i] for i in idx]), compute_uv, tol, max_sweeps, return_info, devices)
-        res = res if isinstance(res, tuple) else (res,)
-        for j, i in enumerate(idx):
-            outs[i] = tuple(r[j] for r in res)
-    cols = list(zip(*outs))
-    return cols[0] if len(cols) == 1 else tuple(list(c) for c in cols)
-
-
-def _stacker(x):
-    """The framework's stack of same-shaped arrays into one (a copy)."""
-    mod = type(x).__module__.split(".")[0]
-    if mod == "torch":
-        import torch
-        return torch.stack
-    if mod == "cupy":
-        import cupy
-        return cupy.stack
-    if mod.startswith("jax"):
-        import jax.numpy as jnp
-        return jnp.stack
-    return np.stack
+            return (out_s,) + status if mode else out_s
+        # Conjugation: one pass over a whole buffer when every matrix needs it there, else
+        # matrix by matrix (in place on views, except for JAX).
+        conj_u = conj_vh = None
+        if complex_:
+            if all(swap):
+                left = fw.conj(left)
+            elif not any(swap):
+                right = fw.conj(right)
+            else:
+                conj_u, conj_vh = swap, [1 - x for x in swap]
+        out_u, out_vh = [], []
+        for i, (m, n, k) in enumerate(shapes):
+            ut = left[u_off[i]:u_off[i] + m * k].reshape(k, m)
+            vh = right[v_off[i]:v_off[i] + k * n].reshape(k, n)
+            if conj_u is not None:
+                ut = fw.conj(ut) if conj_u[i] else ut
+                vh = fw.conj(vh) if conj_vh[i] else vh
+            out_u.append(back(fw.transpose_last(ut)))
+            out_vh.append(back(vh))
+    return (out_u, out_s, out_vh) + status
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
@@ -517,11 +650,21 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
     compute_uv: when False, only S is returned.
     tol: convergence factor k in |a_i^H a_j| <= k u ||a_i|| ||a_j|| (default 30).
     max_sweeps: sweep limit per matrix (default 100).
-    return_info: when True, the per-matrix status (0 converged, > 0 sweeps run without
-       converging, -1 NaN/Inf input) is returned last instead of raising LinAlgError.
-    a may also be a list (or tuple) of 2-D arrays of different shapes, one framework, dtype
-       and device: the results are then lists (U, S, Vh[, info]) in the same order. The
-       matrices of each shape are stacked (a copy) and solved as one batch.
+    return_info: False (default): a bad status raises LinAlgError (below). True: the
+       per-matrix status ``info`` (int32, batch-shaped; 0 converged, > 0 sweeps run without
+       converging, -1 NaN/Inf input) is returned last instead. "sweeps": ``info`` and then
+       ``sweeps`` are returned last, ``sweeps`` the Jacobi sweeps each matrix took (int32,
+       batch-shaped, same array type and device as ``info``): every sweep run, the last one
+       (which found nothing to rotate) included, so >= 1 for a non-empty finite matrix; after
+       QR pre-processing or preconditioning, those of the iteration that follows; 0 for an
+       empty matrix or one with NaN or Inf.
+    a may also be a list (or tuple) of 2-D arrays of different shapes, of one framework
+       (else TypeError), one dtype (else TypeError) and one device (else ValueError): all are
+       solved in one call (``gesvd_vbatched``) and the results are lists (U, S, Vh[, info[,
+       sweeps]]) in the same order, each entry what the matrix gives alone. Each array is
+       read in place where its strides allow (as for a single array), else copied alone; the
+       U's, S's and Vh's are views into one allocation each (for JAX, arrays sliced from
+       it). A NaN/Inf matrix does not affect the others. devices must be None.
     devices: CUDA devices that share the batch: a sequence of device indices, or "all"
        (``cuda_devices()``); None (default) uses the array's device (host arrays: the current
        one). The batch is cut into one share per device; each matrix's result is bitwise the
@@ -548,7 +691,8 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
 
 def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None):
     """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``; of a
-    list of matrices of different shapes, a list."""
+    list of matrices of different shapes, a list. return_info: as svd's (True: ``S, info``;
+    "sweeps": ``S, info, sweeps``)."""
     if isinstance(a, (list, tuple)):
         return _svd_list(a, False, tol, max_sweeps, return_info, devices)
     return _svd(a, False, tol, max_sweeps, return_info, devices)

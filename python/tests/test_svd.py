@@ -166,6 +166,53 @@ def test_sweep_limit_reports_or_raises():
     assert (info == 1).all() and np.isfinite(s).all()
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_return_info_sweeps(dtype):
+    """return_info="sweeps": info, then the sweeps each matrix took (int32, batch-shaped):
+    >= 1 for a finite non-empty matrix, 0 for a NaN one; each matrix's count is the one it
+    gets alone (bitwise results on the CPU backend); return_info=True is unchanged."""
+    a = family(rng("sweeps", dtype), "random", 20, 12, dtype, (3, 4))
+    a[1, 2, 0, 0] = np.nan
+    u, s, vh, info, sweeps = batchsvd.svd(a, return_info="sweeps")
+    assert info.shape == sweeps.shape == (3, 4)
+    assert info.dtype == sweeps.dtype == np.int32
+    assert info[1, 2] == -1 and sweeps[1, 2] == 0
+    finite = np.ones((3, 4), bool)
+    finite[1, 2] = False
+    assert (info[finite] == 0).all() and (sweeps[finite] >= 1).all()
+    assert (sweeps[finite] <= 100).all()
+    u2, s2, vh2, info2 = batchsvd.svd(a, return_info=True)
+    assert np.array_equal(info2, info) and np.array_equal(s2, s, equal_nan=True)
+    s3, info3, sweeps3 = batchsvd.svdvals(a, return_info="sweeps")
+    assert sweeps3.shape == (3, 4) and np.array_equal(info3, info)
+    if not batchsvd.cuda_available():  # the CPU backend: a matrix's count does not depend on the batch
+        assert np.array_equal(sweeps3, sweeps)
+        for b in ((0, 0), (2, 3)):
+            one = batchsvd.svd(a[b], return_info="sweeps")
+            assert one[4].shape == () and int(one[4]) == sweeps[b]
+        # Read as A (column-major) or A^T (row-major): each alone, bitwise what the batch gives.
+        f = np.asfortranarray(a[0, 1])
+        assert int(batchsvd.svd(f, return_info="sweeps")[4]) >= 1
+    # A sweep limit: the one sweep run is counted.
+    s4, info4, sweeps4 = batchsvd.svdvals(rng("limit").standard_normal((4, 30, 30)), max_sweeps=1,
+                                          return_info="sweeps")
+    assert (info4 == 1).all() and (sweeps4 == 1).all()
+
+
+def test_return_info_sweeps_empty_and_bad():
+    u, s, vh, info, sweeps = batchsvd.svd(np.zeros((0, 4, 3)), return_info="sweeps")
+    assert info.shape == sweeps.shape == (0,) and sweeps.dtype == np.int32
+    s, info, sweeps = batchsvd.svdvals(np.ones((2, 0, 3)), return_info="sweeps")
+    assert sweeps.tolist() == [0, 0] and info.tolist() == [0, 0] and sweeps.dtype == np.int32
+    s, info, sweeps = batchsvd.svdvals(np.eye(3), return_info="sweeps")
+    assert info.shape == sweeps.shape == () and int(sweeps) >= 1
+    for bad in ("info", "Sweeps", ""):
+        with pytest.raises(ValueError, match="return_info"):
+            batchsvd.svd(np.eye(3), return_info=bad)
+    with pytest.raises(np.linalg.LinAlgError):  # False still checks the status
+        batchsvd.svdvals(np.full((2, 2), np.nan), return_info=False)
+
+
 # ---- GPU arrays (skipped without a CUDA device and PyTorch / CuPy / JAX) -------------------
 
 def _torch_cuda():
@@ -188,6 +235,19 @@ def test_torch_cuda_against_torch(dtype):
     assert err < 30 * UNIT[dtype]
     ref = torch.linalg.svdvals(a.to(torch.complex128 if "complex" in dtype else torch.float64))
     assert (s.double() - ref).abs().max().item() < 30 * UNIT[dtype] * 16
+
+
+def test_torch_cuda_sweeps():
+    torch = _torch_cuda()
+    a = torch.randn(50, 24, 16, device="cuda", dtype=torch.float64)
+    a[7, 0, 0] = float("nan")
+    u, s, vh, info, sweeps = batchsvd.svd(a, return_info="sweeps")
+    assert sweeps.device == a.device and sweeps.dtype == torch.int32 and sweeps.shape == (50,)
+    assert info[7].item() == -1 and sweeps[7].item() == 0
+    keep = torch.arange(50, device="cuda") != 7
+    assert (sweeps[keep] >= 1).all().item() and (info[keep] == 0).all().item()
+    s2, info2, sweeps2 = batchsvd.svdvals(a[:, :0], return_info="sweeps")  # k = 0
+    assert sweeps2.device == a.device and (sweeps2 == 0).all().item()
 
 
 def test_torch_cuda_stream_ordering():

@@ -25,8 +25,10 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
         try {
             T* ub = opts.compute_u ? u.data + b * u.stride : nullptr;
             T* vb = opts.compute_v ? v.data + b * v.stride : nullptr;
-            info[b] = svd_one_matrix<T>(m, n, a.data + b * a.stride, a.ld, s + b * s_stride, ub,
-                                        u.ld, vb, v.ld, opts, ws, parallel_pairs);
+            const MatrixStatus st = svd_one_matrix<T>(m, n, a.data + b * a.stride, a.ld, s + b * s_stride, ub,
+                                                      u.ld, vb, v.ld, opts, ws, parallel_pairs);
+            info[b] = st.info;
+            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
         } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             out_of_memory = true;
@@ -64,12 +66,16 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     auto solve = [&](index_t b, Workspace<T>& ws, bool parallel_pairs) {
         if (std::min(m[b], n[b]) == 0) {
             info[b] = 0;
+            if (opts.sweeps) opts.sweeps[b] = 0;
             return;
         }
         try {
-            info[b] = svd_one_matrix<T>(m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
-                                        opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
-                                        opts.compute_v ? v.ld[b] : 1, opts, ws, parallel_pairs);
+            const MatrixStatus st =
+                svd_one_matrix<T>(m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
+                                  opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
+                                  opts.compute_v ? v.ld[b] : 1, opts, ws, parallel_pairs);
+            info[b] = st.info;
+            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
         } catch (const std::bad_alloc&) {
 #pragma omp atomic write
             out_of_memory = true;

@@ -41,10 +41,16 @@ template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
         for (index_t i = 0; i < rows; ++i) x[i + j * ld] = nan;
 }
 
-/// SVD of one m x n matrix; u, v may be null when not requested. Returns its info value.
+/// What one matrix's solve reports: its info value and the sweeps it took (Options::sweeps).
+struct MatrixStatus {
+    int info = 0;
+    int sweeps = 0;
+};
+
+/// SVD of one m x n matrix; u, v may be null when not requested.
 /// parallel_pairs: share each round-robin step's pairs among OpenMP threads.
 template <class T>
-int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
+MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
                    index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws,
                    bool parallel_pairs = false) {
     using R = real_t<T>;
@@ -57,6 +63,7 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
     T* right_out = wide ? u : v;
     const index_t ld_right = wide ? ldu : ldv;
 
+    if (N == 0) return {};
     // Copy (transposing a wide matrix), check that every entry is finite, find the scale.
     ws.w.resize(static_cast<size_t>(M) * N);
     T* W = ws.w.data();
@@ -73,7 +80,7 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
         for (index_t r = 0; r < N; ++r) s[r] = std::numeric_limits<R>::quiet_NaN();
         if (opt.compute_u) fill_nan(m, N, u, ldu);
         if (opt.compute_v) fill_nan(n, N, v, ldv);
-        return info_nonfinite;
+        return {info_nonfinite, 0};
     }
     // Power-of-two scaling keeps sums of squares in range (exact, undone on S at the end).
     int scale_exp = 0;
@@ -138,7 +145,7 @@ int svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, 
     if (want_right)
         for (index_t r = 0; r < N; ++r)
             std::copy_n(V + ws.perm[r] * N, N, right_out + r * ld_right);
-    return jr.converged ? 0 : jr.sweeps;
+    return {jr.converged ? 0 : jr.sweeps, jr.sweeps};
 }
 
 }  // namespace batchsvd::cpu

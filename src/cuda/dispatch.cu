@@ -27,6 +27,7 @@
 #include "cuda/qr/qr_path.hpp"
 #include "cuda/tiny/tiny_kernel.cuh"
 #include "cuda/warp/warp_path.hpp"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -199,8 +200,7 @@ template <class T> auto configured_kernel(const Plan& pl) {
         : pl.variant == Plan::Variant::small8 ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, 3, 8>
                                               : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1, 8>;
     if (pl.smem > 48 * 1024)
-        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 int(pl.smem)));
+        BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, pl.smem));
     BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                              int(cudaSharedmemCarveoutMaxShared)));
     return kernel;
@@ -229,6 +229,7 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     p.ldv = v.ld;
     p.stride_v = v.stride;
     p.info = info;
+    p.sweeps = opts.sweeps;
     p.batch = batch;
     p.m = int(m);
     p.n = int(n);
@@ -341,12 +342,14 @@ void over_chunks(std::size_t per_matrix, index_t m, index_t n, index_t batch, Ma
                  const Options& opts, bool need_vw, Solve&& solve) {
     const index_t chunk = matrices_per_chunk(per_matrix, batch);
     auto at = [](auto* p, index_t offset) { return p ? p + offset : p; };
+    Options o = opts;
     for (index_t first = 0; first < batch; first += chunk) {
         const index_t count = std::min(chunk, batch - first);
+        o.sweeps = at(opts.sweeps, first);
         solve(common_params<T>(m, n, count, {at(a.data, first * a.stride), a.ld, a.stride},
                                at(s, first * s_stride), s_stride,
                                {at(u.data, first * u.stride), u.ld, u.stride},
-                               {at(v.data, first * v.stride), v.ld, v.stride}, info + first, opts,
+                               {at(v.data, first * v.stride), v.ld, v.stride}, info + first, o,
                                need_vw));
     }
 }
@@ -527,6 +530,7 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
     if (std::min(m, n) == 0) {  // nothing to decompose: every matrix "converged"
         BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), stream));
+        if (opts.sweeps) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, batch * sizeof(int), stream));
         return;
     }
     const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
@@ -574,9 +578,10 @@ ChunkSpans chunk_spans(index_t m, index_t n, index_t count, MatrixBatch<const T>
 template <class T> struct DeviceChunk {
     DeviceBuffer<T> a, u, v;
     DeviceBuffer<real_t<T>> s;
-    DeviceBuffer<int> info;
-    DeviceChunk(const ChunkSpans& sp, index_t count, cudaStream_t st)
-        : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st) {}
+    DeviceBuffer<int> info, sweeps;  ///< sweeps: empty unless Options::sweeps is set
+    DeviceChunk(const ChunkSpans& sp, index_t count, bool with_sweeps, cudaStream_t st)
+        : a(sp.na, st), u(sp.nu, st), v(sp.nv, st), s(sp.ns, st), info(count, st),
+          sweeps(with_sweeps ? count : 0, st) {}
 };
 
 /// Enqueues on `stream` the first half of one chunk of `count` matrices whose operands start at
@@ -598,6 +603,7 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyDefault, stream));
     Options o = opts;
     o.stream = stream;
+    o.sweeps = opts.sweeps ? d.sweeps.get() : nullptr;
     gesvd_device<T>(m, n, count, MatrixBatch<const T>{d.a.get(), a.ld, a.stride}, d.s.get(), s_stride,
                     MatrixBatch<T>{d.u.get(), u.ld, u.stride}, MatrixBatch<T>{d.v.get(), v.ld, v.stride},
                     d.info.get(), o);
@@ -607,12 +613,14 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
 /// the copies return when done; from pinned memory they are asynchronous.)
 template <class T>
 void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
-                 const DeviceChunk<T>& d, cudaStream_t stream) {
+                 int* hsweeps, const DeviceChunk<T>& d, cudaStream_t stream) {
     using R = real_t<T>;
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDefault, stream));
     if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDefault, stream));
     if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDefault, stream));
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDefault, stream));
+    if (hsweeps)
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hsweeps, d.sweeps.get(), count * sizeof(int), cudaMemcpyDefault, stream));
 }
 
 /// Device bytes one matrix needs when solved from host memory: its operands and the chosen
@@ -671,19 +679,21 @@ void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, Mat
         DeviceChunk<T> d;
         index_t first = 0, count = 0;
         ChunkSpans sp;
-        Slot(const ChunkSpans& f, index_t chunk) : d(f, chunk, nullptr) {}
+        Slot(const ChunkSpans& f, index_t chunk, bool with_sweeps) : d(f, chunk, with_sweeps, nullptr) {}
         Slot(const Slot&) = delete;
         Slot& operator=(const Slot&) = delete;
         // Work still queued (after an error) ends before its buffers are freed.
         ~Slot() { (void)cudaStreamSynchronize(stream.s); }
     };
     // The device buffers are allocated on the legacy stream, before any chunk runs.
-    Slot slots[2] = {Slot(full, chunk), Slot(full, chunk)};
+    const bool with_sweeps = opts.sweeps != nullptr;
+    Slot slots[2] = {Slot(full, chunk, with_sweeps), Slot(full, chunk, with_sweeps)};
     BATCHSVD_CUDA_CHECK(cudaDeviceSynchronize());
     auto out = [&](Slot& sl) {
         const index_t f = sl.first;
         enqueue_out<T>(sl.count, sl.sp, s + f * s_stride, sl.sp.nu ? u.data + f * u.stride : nullptr,
-                       sl.sp.nv ? v.data + f * v.stride : nullptr, info + f, sl.d, sl.stream.s);
+                       sl.sp.nv ? v.data + f * v.stride : nullptr, info + f,
+                       opts.sweeps ? opts.sweeps + f : nullptr, sl.d, sl.stream.s);
     };
     Slot* pending = nullptr;  // the chunk whose outputs are still to be copied out
     for (index_t first = 0, c = 0; first < batch; first += chunk, ++c) {
@@ -714,6 +724,7 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     const index_t k = std::min(m, n);
     if (k == 0) {
         std::fill(info, info + batch, 0);
+        if (opts.sweeps) std::fill(opts.sweeps, opts.sweeps + batch, 0);
         return;
     }
     cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
@@ -732,9 +743,9 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
         return;
     }
     const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
-    DeviceChunk<T> d(sp, batch, stream);
+    DeviceChunk<T> d(sp, batch, opts.sweeps != nullptr, stream);
     enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream);
-    enqueue_out<T>(batch, sp, s, u.data, v.data, info, d, stream);
+    enqueue_out<T>(batch, sp, s, u.data, v.data, info, opts.sweeps, d, stream);
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -723,7 +723,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const
         __syncthreads();
         finalize_and_write<index_t>(q, b, X, std::size_t(M), V, std::size_t(N), norms, rank, done,
                                     scratch, flags, tol.negligible, scale_e,
-                                    st.converged ? 0 : st.sweeps, tid, kBlockedThreads, sync);
+                                    st.converged ? 0 : st.sweeps, st.sweeps, tid, kBlockedThreads, sync);
         __syncthreads();
     }
 }

@@ -20,6 +20,7 @@
 #include "cuda/common/library_handles.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/precondition/precondition.hpp"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -163,7 +164,7 @@ template <class DT, int NB, bool Batch> auto configured_pair_kernel(std::size_t 
         else return &blocked_pair_kernel<DT, NB>;
     }();
     if (smem > 48 * 1024)
-        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     return kernel;
 }
 
@@ -324,6 +325,7 @@ void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, bool halv
     part[1].u = at(q.u, first_count * q.stride_u);
     part[1].v = at(q.v, first_count * q.stride_v);
     part[1].info = at(q.info, first_count);
+    part[1].sweeps = at(q.sweeps, first_count);
     std::optional<BlockedSolve<DT>> solve[2];
     bool more[2];
     solve[0].emplace(part[0], nb, precondition, streams[0].s, 0);

@@ -25,19 +25,23 @@ __device__ void write_nonfinite(const JacobiParams<T>& p, index_t b, int tid, in
     if (v_out)
         for (index_t idx = tid; idx < p.n * k; idx += TS)
             v_out[idx % p.n + (idx / p.n) * p.ldv] = detail::make_nan<T>();
-    if (tid == 0) p.info[b] = info_nonfinite;
+    if (tid == 0) {
+        p.info[b] = info_nonfinite;
+        if (p.sweeps) p.sweeps[b] = 0;
+    }
 }
 
 /// W (M x N, ld ldw) holds the converged working matrix and norms[0, N) its squared column
 /// norms, visible to all TS threads; flags[3] is 0. norms has N + 1 entries, rank and done N,
 /// scratch N; flags[3] and flags[4] are used. `negligible` and `scale_e` are the solve's
-/// (core::negligible_norm, power-of-two scaling), info_value the matrix's status. Index: the
+/// (core::negligible_norm, power-of-two scaling), info_value the matrix's status, sweeps the
+/// sweeps it took (written where p.sweeps is set). Index: the
 /// type of element counters (int where M * N is known to fit).
 template <class Index, class T, class Sync>
 __device__ void finalize_and_write(const JacobiParams<T>& p, index_t b, T* W, std::size_t ldw,
                                    const T* V, std::size_t ldv, core::real_of_t<T>* norms,
                                    int* rank, int* done, T* scratch, int* flags,
-                                   core::real_of_t<T> negligible, int scale_e, int info_value,
+                                   core::real_of_t<T> negligible, int scale_e, int info_value, int sweeps,
                                    int tid, int TS, const Sync& sync) {
     using R = core::real_of_t<T>;
     const int M = p.M, N = p.N;
@@ -138,7 +142,10 @@ __device__ void finalize_and_write(const JacobiParams<T>& p, index_t b, T* W, st
             const int r = int(idx % N), c = int(idx / N);
             vw_out[r + index_t(rank[c]) * ld_vw] = V[r + std::size_t(c) * ldv];
         }
-    if (tid == 0) p.info[b] = info_value;
+    if (tid == 0) {
+        p.info[b] = info_value;
+        if (p.sweeps) p.sweeps[b] = sweeps;
+    }
 }
 
 }  // namespace batchsvd::cuda

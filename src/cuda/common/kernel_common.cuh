@@ -68,6 +68,7 @@ template <class T> struct JacobiParams {
     T* v;
     index_t ldv, stride_v;
     int* info;
+    int* sweeps;       ///< Options::sweeps (nullptr: not written)
     index_t batch;
     int m, n;          ///< the input's shape
     int M, N;          ///< the working matrix's shape (M >= N)

@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     detail::compute_norms(p, W, ldw, norms, roots, g, lane, gmask);
     sync();
     finalize_and_write<int>(p, b, W, std::size_t(ldw), V, std::size_t(ldv), norms, rank, done, scratch, flags,
-                       tol.negligible, scale_e, converged ? 0 : sweeps, tid, TS, sync);
+                       tol.negligible, scale_e, converged ? 0 : sweeps, sweeps, tid, TS, sync);
 }
 
 }  // namespace batchsvd::cuda

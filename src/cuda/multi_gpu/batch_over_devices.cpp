@@ -93,10 +93,14 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
     const int home = on_device ? pointer_device(info) : -1;
     const index_t k = std::min(m, n);
     if (k == 0) {  // nothing to decompose: every matrix "converged"
-        if (!on_device) std::fill(info, info + batch, 0);
-        else {
+        if (!on_device) {
+            std::fill(info, info + batch, 0);
+            if (opts.sweeps) std::fill(opts.sweeps, opts.sweeps + batch, 0);
+        } else {
             DeviceScope at(home);
             BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, batch * sizeof(int), static_cast<cudaStream_t>(opts.stream)));
+            if (opts.sweeps)
+                BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, batch * sizeof(int), static_cast<cudaStream_t>(opts.stream)));
         }
         return;
     }
@@ -126,6 +130,7 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         const PlanningScope scope(batch);
         Options o = opts;
         o.devices.clear();
+        o.sweeps = opts.sweeps ? opts.sweeps + sh.first : nullptr;
         if (on_device && sh.device == home) {
             gesvd_device<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
             return;

@@ -57,6 +57,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/precondition/newton_schulz.cuh"
 #include "cuda/precondition/eigensolver_split.cuh"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -522,9 +523,8 @@ void symmetric_eig_bisect(T* G, float* lambda, int* info, int n, index_t batch, 
     const std::size_t reduce_bytes = (std::size_t(sub) * n + 64) * sizeof(T);
     const std::size_t vec_bytes = std::size_t(9) * n * 4 + (vthreads / 32 * 33 + 1) * 4;
     const auto reduce = detail::bisect_reduce_kernel_for<T>(n);
-    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes)));
-    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(detail::bisect_vectors_kernel<T, 1024>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, int(vec_bytes)));
+    BATCHSVD_CUDA_CHECK(allow_dynamic_smem(reduce, reduce_bytes));
+    BATCHSVD_CUDA_CHECK(allow_dynamic_smem(detail::bisect_vectors_kernel<T, 1024>, vec_bytes));
     const long long sw = (long long)(lay.bytes / sizeof(T)), swf = (long long)(lay.bytes / sizeof(float));
     const long long nn = (long long)n * n;
     const int tiles = (n + 31) / 32;

@@ -36,6 +36,7 @@
 
 #include "cuda/common/kernel_common.cuh"
 #include "cuda/precondition/tridiagonalize.cuh"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -430,7 +431,7 @@ cudaError_t launch_symmetric_eig(T* G, float* lambda, int* info, int n, index_t 
                                  cudaStream_t stream, long long* stats = nullptr) {
     const std::size_t bytes = symmetric_eig_smem_bytes<T>(n);
     const auto launch = [&](auto kernel, int threads) {
-        const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes));
+        const cudaError_t e = allow_dynamic_smem(kernel, bytes);
         if (e != cudaSuccess) return e;
         kernel<<<grid, threads, bytes, stream>>>(G, lambda, info, n, batch, stats);
         return cudaGetLastError();

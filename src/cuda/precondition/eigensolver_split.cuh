@@ -421,9 +421,8 @@ cudaError_t launch_symmetric_eig_split(T* G, float* lambda, int* info, int n, in
     const std::size_t reduce_bytes = split_eig_reduce_smem_bytes<T>(n, shape.subs), vec_bytes = split_eig_vectors_smem_bytes<T>(n);
     const std::size_t ql_bytes = std::size_t(detail::kSplitQlWarps) * 2 * n * sizeof(float);
     const auto reduce = detail::split_reduce_kernel<T>(shape);
-    err = cudaFuncSetAttribute(reduce, cudaFuncAttributeMaxDynamicSharedMemorySize, int(reduce_bytes));
-    if (err == cudaSuccess)
-        err = cudaFuncSetAttribute(detail::ql_vectors_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(vec_bytes));
+    err = allow_dynamic_smem(reduce, reduce_bytes);
+    if (err == cudaSuccess) err = allow_dynamic_smem(detail::ql_vectors_kernel<T>, vec_bytes);
     if (err != cudaSuccess) return err;
     const int groups = (n + kSplitRows - 1) / kSplitRows;
     for (index_t first = 0; first < batch; first += chunk) {

@@ -12,6 +12,7 @@
 #include "cuda/precondition/precondition.hpp"
 #include "cuda/qr/qr_kernels.cuh"
 #include "cuda/svd_cuda.hpp"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -22,7 +23,7 @@ std::size_t qr_elements(index_t M, index_t N) { return std::size_t(M * N + N + N
 
 template <class Kernel> void configure_smem(Kernel kernel, std::size_t bytes) {
     if (bytes > 48 * 1024)
-        BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+        BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, bytes));
 }
 
 }  // namespace
@@ -79,6 +80,7 @@ template <class T> void run_qr(const JacobiParams<device_scalar_t<T>>& q, const 
     const index_t ld_vw = q.transpose ? q.ldu : q.ldv, st_vw = q.transpose ? q.stride_u : q.stride_v;
     Options o = opts;
     o.qr = QrMode::never;
+    o.sweeps = q.sweeps;
     o.compute_u = q.transpose ? q.compute_v : q.compute_u;
     o.compute_v = q.need_vw;
     gesvd_device<T>(N, N, batch, MatrixBatch<const T>{reinterpret_cast<const T*>(r.get()), N, N * N}, q.s,

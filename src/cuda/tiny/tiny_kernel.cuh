@@ -265,6 +265,7 @@ __global__ void __launch_bounds__(kTinyThreads) tiny_jacobi_kernel(const JacobiP
         for (int c = 0; c < NM; ++c)
             if (c < k) s_out[c] = bad ? detail::quiet_nan<R>() : scalbn(sg[c], -scale_e);
         p.info[b] = bad ? info_nonfinite : converged ? 0 : sweeps;
+        if (p.sweeps) p.sweeps[b] = bad ? 0 : sweeps;
     }
     // U_A (m x k) is W's columns when tall, V_W when wide; V_A (n x k) the other one.
     for (int which = 0; which < 2; ++which) {

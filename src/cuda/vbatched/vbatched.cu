@@ -1,94 +1,220 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gesvd_vbatched on the CUDA backend: the matrices are grouped by size (m, n); each group is
-// gathered into a packed batch, solved by the one-size entry points (gesvd_device, gesvd_host)
-// as one batch, and scattered back into the caller's matrices. Device data: groups run on
-// kStreams library streams at once, largest groups first, after the work queued on the
-// caller's stream (one table of every matrix's operands, copied once); the call returns
-// when every group is done. Host data: group after group,
-// each packed on the host and staged through the device by gesvd_host.
+// gesvd_vbatched on the CUDA backend: the matrices are cut into uniform groups (exact sizes and
+// zero-padded size classes, size_classes.hpp); each group is gathered into a packed batch,
+// solved by the one-size entry points (gesvd_device, gesvd_host) as one batch, and scattered
+// back into the caller's matrices. kWorkers host threads, each with a stream of its own, take
+// the groups, the most work first: the groups run at once on the device, and one group's host
+// synchronisations (the blocked path's lagged convergence count) do not hold the others.
+// Device data: one table of every member's operands is copied once, on the caller's stream
+// after its earlier work, and the workers' streams wait for it. Host data: each group is
+// packed on the host and staged through the device by gesvd_host. Either way the call returns
+// when every group is done.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "core/scalar.hpp"
 #include "cuda/common/check.hpp"
-#include "cuda/common/device_attribute.hpp"
 #include "cuda/common/device_buffer.hpp"
 #include "cuda/common/event.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/svd_cuda.hpp"
+#include "cuda/vbatched/pack_kernels.cuh"
+#include "cuda/vbatched/size_classes.hpp"
 
 namespace batchsvd::cuda {
 namespace {
 
-constexpr int kStreams = 4;
+using vbatched::Entry;
+using vbatched::Group;
 
-/// One matrix of a group: where its operands are, and its index in the call.
-struct Entry {
-    const void* a;
-    index_t lda;
-    void* s;
-    void* u;
-    index_t ldu;
-    void* v;
-    index_t ldv;
-    index_t index;
+/// Host threads (and streams) that solve groups at once.
+constexpr int kWorkers = 4;
+
+template <class T> struct Call {
+    const index_t* m;
+    const index_t* n;
+    MatrixList<const T> a;
+    real_t<T>* const* s;
+    MatrixList<T> u, v;
+    int* info;
+    const Options& opts;
+
+    Entry entry(index_t b, bool transpose) const {
+        const index_t k = std::min(m[b], n[b]);
+        return Entry{a.data[b], a.ld[b], k ? s[b] : nullptr,
+                     opts.compute_u && k ? u.data[b] : nullptr, opts.compute_u ? u.ld[b] : 1,
+                     opts.compute_v && k ? v.data[b] : nullptr, opts.compute_v ? v.ld[b] : 1,
+                     b, transpose ? n[b] : m[b], transpose ? m[b] : n[b]};
+    }
 };
 
-/// An element as raw bytes (the copies need no arithmetic).
-template <int Bytes> struct alignas(Bytes) Raw {
-    unsigned char b[Bytes];
-};
+/// A group's options: its stream and packed sweeps; U and V swapped for a transposed class;
+/// no preconditioning for a padded one (size_classes.hpp).
+Options group_options(const Options& opts, const Group& g, cudaStream_t st, int* sweeps) {
+    Options o = opts;
+    o.stream = st;
+    o.sweeps = sweeps;
+    o.devices.clear();
+    if (g.transpose) std::swap(o.compute_u, o.compute_v);
+    if (g.padded) o.precondition = PreconditionMode::never;
+    return o;
+}
 
-/// Copies rows x cols column-major blocks between one side with a leading dimension per matrix
-/// (the caller's) and a packed batch (leading dimension rows, rows * cols apart). Grid: x over
-/// elements, y over the group's matrices.
-template <class E, bool ToPacked>
-__global__ void copy_kernel(const Entry* entries, int which, index_t count, index_t rows, index_t cols, E* packed) {
-    for (index_t j = blockIdx.y; j < count; j += gridDim.y) {
-        const Entry& e = entries[j];
-        E* p = packed + j * rows * cols;
-        E* user = static_cast<E*>(which == 0 ? const_cast<void*>(e.a) : which == 1 ? e.s : which == 2 ? e.u : e.v);
-        const index_t ld = which == 0 ? e.lda : which == 1 ? rows : which == 2 ? e.ldu : e.ldv;
-        if (!user) continue;
-        for (index_t idx = index_t(blockIdx.x) * blockDim.x + threadIdx.x; idx < rows * cols;
-             idx += index_t(gridDim.x) * blockDim.x) {
-            const index_t r = idx % rows, c = idx / rows;
-            if (ToPacked) p[idx] = user[r + c * ld];
-            else user[r + c * ld] = p[idx];
+/// Exact-size groups of `members` (any count: the matrices a size class gave back).
+std::vector<Group> exact_groups(const std::vector<index_t>& members, const index_t* m, const index_t* n) {
+    std::map<std::pair<index_t, index_t>, std::vector<index_t>> by_size;
+    for (index_t b : members) by_size[{m[b], n[b]}].push_back(b);
+    std::vector<Group> g;
+    for (auto& [size, idx] : by_size) g.push_back(Group{size.first, size.second, false, false, std::move(idx)});
+    return g;
+}
+
+/// One group from device data, its members' entries at `entries` (device memory), on `st`.
+/// Returns the padded members to solve again at their exact size.
+template <class T>
+std::vector<index_t> solve_group_device(const Group& g, const Entry* entries, const Call<T>& call, cudaStream_t st) {
+    using DT = device_scalar_t<T>;
+    using R = real_t<T>;
+    const index_t c = index_t(g.members.size()), rows = g.rows, cols = g.cols, kk = std::min(rows, cols);
+    int* sweeps = call.opts.sweeps;
+    if (kk == 0) {
+        vbatched::empty_status_kernel<<<unsigned(std::clamp<index_t>((c + 255) / 256, 1, 1024)), 256, 0, st>>>(
+            entries, c, call.info, sweeps);
+        BATCHSVD_CUDA_CHECK_LAUNCH("vbatched empty_status_kernel");
+        return {};
+    }
+    DeviceBuffer<int> psweeps(sweeps ? std::size_t(c) : 0, st), pinfo(std::size_t(c), st),
+        flags(g.padded ? std::size_t(c) : 0, st);
+    const Options o = group_options(call.opts, g, st, psweeps.get());
+    DeviceBuffer<T> pa(std::size_t(c * rows * cols), st), pl(o.compute_u ? std::size_t(c * rows * kk) : 0, st),
+        pr(o.compute_v ? std::size_t(c * cols * kk) : 0, st);
+    DeviceBuffer<R> ps(std::size_t(c * kk), st);
+    const dim3 grid = vbatched::pack_grid(rows * cols, c);
+    if (g.transpose)
+        vbatched::gather_kernel<DT, true><<<grid, 256, 0, st>>>(entries, c, rows, cols, reinterpret_cast<DT*>(pa.get()));
+    else
+        vbatched::gather_kernel<DT, false><<<grid, 256, 0, st>>>(entries, c, rows, cols, reinterpret_cast<DT*>(pa.get()));
+    BATCHSVD_CUDA_CHECK_LAUNCH("vbatched gather_kernel");
+    gesvd_device<T>(rows, cols, c, MatrixBatch<const T>{pa.get(), rows, rows * cols}, ps.get(), kk,
+                    MatrixBatch<T>{pl.get(), rows, rows * kk}, MatrixBatch<T>{pr.get(), cols, cols * kk}, pinfo.get(), o);
+    if (g.padded) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(flags.get(), 0, std::size_t(c) * sizeof(int), st));
+    vbatched::scatter_kernel<DT><<<vbatched::pack_grid(rows * kk, c), 256, 0, st>>>(
+        entries, c, rows, cols, g.transpose, ps.get(), reinterpret_cast<const DT*>(pl.get()),
+        reinterpret_cast<const DT*>(pr.get()), pinfo.get(), psweeps.get(), call.info, sweeps, flags.get());
+    BATCHSVD_CUDA_CHECK_LAUNCH("vbatched scatter_kernel");
+    if (!g.padded) return {};
+    std::vector<int> host(static_cast<std::size_t>(c));
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(host.data(), flags.get(), host.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st));
+    std::vector<index_t> again;
+    for (index_t j = 0; j < c; ++j)
+        if (host[std::size_t(j)]) again.push_back(g.members[std::size_t(j)]);
+    return again;
+}
+
+/// One group from host data: packed on the host, solved by gesvd_host on `st`, scattered back.
+/// Returns the padded members to solve again at their exact size.
+template <class T>
+std::vector<index_t> solve_group_host(const Group& g, const Call<T>& call, cudaStream_t st) {
+    using R = real_t<T>;
+    const index_t c = index_t(g.members.size()), rows = g.rows, cols = g.cols, kk = std::min(rows, cols);
+    if (kk == 0) {
+        for (index_t b : g.members) {
+            call.info[b] = 0;
+            if (call.opts.sweeps) call.opts.sweeps[b] = 0;
+        }
+        return {};
+    }
+    std::vector<int> psweeps(call.opts.sweeps ? std::size_t(c) : 0), pinfo(static_cast<std::size_t>(c));
+    const Options o = group_options(call.opts, g, st, psweeps.empty() ? nullptr : psweeps.data());
+    std::vector<T> pa(std::size_t(c * rows * cols), T(0)), pl(o.compute_u ? std::size_t(c * rows * kk) : 0),
+        pr(o.compute_v ? std::size_t(c * cols * kk) : 0);
+    std::vector<R> ps(std::size_t(c * kk));
+    for (index_t j = 0; j < c; ++j) {
+        const Entry e = call.entry(g.members[std::size_t(j)], g.transpose);
+        const T* a = static_cast<const T*>(e.a);
+        T* p = pa.data() + j * rows * cols;
+        for (index_t col = 0; col < e.cols; ++col)
+            for (index_t r = 0; r < e.rows; ++r)
+                p[r + col * rows] = g.transpose ? core::conj_of(a[col + r * e.lda]) : a[r + col * e.lda];
+    }
+    gesvd_host<T>(rows, cols, c, MatrixBatch<const T>{pa.data(), rows, rows * cols}, ps.data(), kk,
+                  MatrixBatch<T>{pl.empty() ? nullptr : pl.data(), rows, rows * kk},
+                  MatrixBatch<T>{pr.empty() ? nullptr : pr.data(), cols, cols * kk}, pinfo.data(), o);
+    std::vector<index_t> again;
+    for (index_t j = 0; j < c; ++j) {
+        const Entry e = call.entry(g.members[std::size_t(j)], g.transpose);
+        const index_t k = std::min(e.rows, e.cols);
+        const bool padded = e.rows < rows || e.cols < cols;
+        call.info[e.index] = pinfo[std::size_t(j)];
+        if (call.opts.sweeps) call.opts.sweeps[e.index] = psweeps[std::size_t(j)];
+        R* s = static_cast<R*>(e.s);
+        bool zero = false;
+        for (index_t i = 0; i < k; ++i) {
+            s[i] = ps[std::size_t(j * kk + i)];
+            zero = zero || s[i] == R(0);
+        }
+        if (padded && zero) again.push_back(e.index);
+        T* left = static_cast<T*>(g.transpose ? e.v : e.u);
+        const index_t ldl = g.transpose ? e.ldv : e.ldu;
+        if (!pl.empty() && left)
+            for (index_t col = 0; col < k; ++col)
+                std::copy_n(pl.data() + j * rows * kk + col * rows, e.rows, left + col * ldl);
+        T* right = static_cast<T*>(g.transpose ? e.u : e.v);
+        const index_t ldr = g.transpose ? e.ldu : e.ldv;
+        if (!pr.empty() && right)
+            for (index_t col = 0; col < k; ++col)
+                std::copy_n(pr.data() + j * cols * kk + col * cols, e.cols, right + col * ldr);
+    }
+    return again;
+}
+
+/// Runs job(i, stream) for i in [0, jobs) on up to kWorkers threads (this one included), each
+/// on the current device with a stream of its own that first waits for `ready` (when set).
+/// Every job runs unless one throws; the first error is rethrown.
+template <class Job>
+void run_workers(std::size_t jobs, cudaEvent_t ready, Job&& job) {
+    int device = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::exception_ptr first_error;
+    std::mutex error_mutex;
+    auto work = [&] {
+        try {
+            BATCHSVD_CUDA_CHECK(cudaSetDevice(device));
+            OwnedStream st;
+            if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready, 0));
+            for (std::size_t i; !failed && (i = next.fetch_add(1)) < jobs;) job(i, st.s);
+            BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st.s));
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(error_mutex);
+            if (!first_error) first_error = std::current_exception();
+            failed = true;
+        }
+    };
+    std::vector<std::thread> threads;
+    const std::size_t extra = std::min<std::size_t>(kWorkers, jobs) - 1;
+    for (std::size_t t = 0; t < extra; ++t) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // fewer threads: the others take the jobs
         }
     }
-}
-
-__global__ void info_kernel(const Entry* entries, index_t count, const int* packed, int* info) {
-    for (index_t j = index_t(blockIdx.x) * blockDim.x + threadIdx.x; j < count; j += index_t(gridDim.x) * blockDim.x)
-        info[entries[j].index] = packed ? packed[j] : 0;
-}
-
-template <class E, bool ToPacked>
-void copy(const Entry* entries, int which, index_t count, index_t rows, index_t cols, void* packed, cudaStream_t st) {
-    if (rows * cols == 0) return;
-    const unsigned gx = unsigned(std::clamp<index_t>((rows * cols + 255) / 256, 1, 64));
-    const unsigned gy = unsigned(std::min<index_t>(count, 65535));
-    copy_kernel<E, ToPacked><<<dim3(gx, gy), 256, 0, st>>>(entries, which, count, rows, cols, static_cast<E*>(packed));
-    BATCHSVD_CUDA_CHECK_LAUNCH("vbatched copy_kernel");
-}
-
-/// The call's groups: the indices of the matrices of each size, largest total work first.
-std::vector<std::pair<std::pair<index_t, index_t>, std::vector<index_t>>> groups_of(index_t batch, const index_t* m,
-                                                                                     const index_t* n) {
-    std::map<std::pair<index_t, index_t>, std::vector<index_t>> by_size;
-    for (index_t b = 0; b < batch; ++b) by_size[{m[b], n[b]}].push_back(b);
-    std::vector<std::pair<std::pair<index_t, index_t>, std::vector<index_t>>> g(by_size.begin(), by_size.end());
-    auto work = [](const auto& x) {
-        const auto [mm, nn] = x.first;
-        return double(mm) * double(nn) * double(std::min(mm, nn)) * double(x.second.size());
-    };
-    std::stable_sort(g.begin(), g.end(), [&](const auto& x, const auto& y) { return work(x) > work(y); });
-    return g;
+    work();
+    for (std::thread& t : threads) t.join();
+    if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace
@@ -97,89 +223,42 @@ template <class T>
 void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<const T> a,
                     real_t<T>* const* s, MatrixList<T> u, MatrixList<T> v, int* info, const Options& opts,
                     bool device_data) {
-    using R = real_t<T>;
-    using E = Raw<int(sizeof(T))>;
-    using ER = Raw<int(sizeof(R))>;
-    const auto groups = groups_of(batch, m, n);
+    const Call<T> call{m, n, a, s, u, v, info, opts};
+    const std::vector<Group> groups = vbatched::plan_groups(batch, m, n);
+    cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
     if (!device_data) {
-        for (const auto& [size, idx] : groups) {
-            const auto [mm, nn] = size;
-            const index_t c = index_t(idx.size()), k = std::min(mm, nn);
-            if (k == 0) {
-                for (index_t b : idx) info[b] = 0;
-                continue;
-            }
-            std::vector<T> pa(std::size_t(c * mm * nn)), pu(opts.compute_u ? std::size_t(c * mm * k) : 0),
-                pv(opts.compute_v ? std::size_t(c * nn * k) : 0);
-            std::vector<R> ps(std::size_t(c * k));
-            std::vector<int> pi(static_cast<std::size_t>(c));
-            for (index_t j = 0; j < c; ++j)
-                for (index_t col = 0; col < nn; ++col)
-                    std::copy_n(a.data[idx[j]] + col * a.ld[idx[j]], mm, pa.data() + (j * nn + col) * mm);
-            Options o = opts;
-            gesvd_host<T>(mm, nn, c, MatrixBatch<const T>{pa.data(), mm, mm * nn}, ps.data(), k,
-                          MatrixBatch<T>{pu.empty() ? nullptr : pu.data(), mm, mm * k},
-                          MatrixBatch<T>{pv.empty() ? nullptr : pv.data(), nn, nn * k}, pi.data(), o);
-            for (index_t j = 0; j < c; ++j) {
-                const index_t b = idx[j];
-                info[b] = pi[j];
-                std::copy_n(ps.data() + j * k, k, s[b]);
-                for (index_t col = 0; col < k; ++col) {
-                    if (opts.compute_u) std::copy_n(pu.data() + (j * k + col) * mm, mm, u.data[b] + col * u.ld[b]);
-                    if (opts.compute_v) std::copy_n(pv.data() + (j * k + col) * nn, nn, v.data[b] + col * v.ld[b]);
-                }
-            }
-        }
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(caller));  // the caller's earlier work, as gesvd_host
+        run_workers(groups.size(), nullptr, [&](std::size_t i, cudaStream_t st) {
+            const std::vector<index_t> again = solve_group_host(groups[i], call, st);
+            for (const Group& g : exact_groups(again, m, n)) solve_group_host(g, call, st);
+        });
         return;
     }
-    // Every group's entries in one table, copied to the device once, before the groups start
-    // (the copy is ordered on the caller's stream, after its earlier work; the groups' streams
-    // wait for both).
-    cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
+    // Every group's entries in one table, copied to the device once (from pageable memory: the
+    // copy returns once `host` is staged).
     std::vector<Entry> host;
     std::vector<std::size_t> first_entry;
-    for (const auto& [size, idx] : groups) {
-        const index_t k = std::min(size.first, size.second);
+    for (const Group& g : groups) {
         first_entry.push_back(host.size());
-        for (index_t b : idx)
-            host.push_back(Entry{a.data[b], a.ld[b], k ? s[b] : nullptr, opts.compute_u && k ? u.data[b] : nullptr,
-                                 opts.compute_u ? u.ld[b] : 1, opts.compute_v && k ? v.data[b] : nullptr,
-                                 opts.compute_v ? v.ld[b] : 1, b});
+        for (index_t b : g.members) host.push_back(call.entry(b, g.transpose));
     }
-    DeviceBuffer<Entry> table(host.size(), caller);  // (freed after the streams below are synchronised)
-    // (from pageable memory: returns once `host` is staged, so it may go out of scope after)
+    const DeviceBuffer<Entry> table(host.size(), caller);  // (freed after the workers' streams are synchronised)
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(table.get(), host.data(), host.size() * sizeof(Entry), cudaMemcpyHostToDevice, caller));
     const Event ready;
     BATCHSVD_CUDA_CHECK(cudaEventRecord(ready.get(), caller));
-    OwnedStream streams[kStreams];  // (destroyed first: synchronised before the table is freed)
-    for (OwnedStream& st : streams) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready.get(), 0));
-    for (std::size_t g = 0; g < groups.size(); ++g) {
-        const auto [mm, nn] = groups[g].first;
-        const index_t c = index_t(groups[g].second.size()), k = std::min(mm, nn);
-        cudaStream_t st = streams[g % kStreams].s;
-        const Entry* entries = table.get() + first_entry[g];
-        const unsigned info_blocks = unsigned(std::clamp<index_t>((c + 255) / 256, 1, 1024));
-        if (k == 0) {
-            info_kernel<<<info_blocks, 256, 0, st>>>(entries, c, nullptr, info);
-            BATCHSVD_CUDA_CHECK_LAUNCH("vbatched info_kernel");
-            continue;
+    run_workers(groups.size(), ready.get(), [&](std::size_t i, cudaStream_t st) {
+        const std::vector<index_t> again = solve_group_device(groups[i], table.get() + first_entry[i], call, st);
+        if (again.empty()) return;
+        // (the rare padded member with a zero singular value: its own exact-size batch)
+        for (const Group& g : exact_groups(again, m, n)) {
+            std::vector<Entry> es;
+            for (index_t b : g.members) es.push_back(call.entry(b, false));
+            const DeviceBuffer<Entry> t(es.size(), st);
+            BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(t.get(), es.data(), es.size() * sizeof(Entry), cudaMemcpyHostToDevice, st));
+            solve_group_device(g, t.get(), call, st);
+            BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st));  // before `es` and `t` go
         }
-        DeviceBuffer<T> pa(std::size_t(c * mm * nn), st), pu(opts.compute_u ? std::size_t(c * mm * k) : 0, st),
-            pv(opts.compute_v ? std::size_t(c * nn * k) : 0, st);
-        DeviceBuffer<R> ps(std::size_t(c * k), st);
-        DeviceBuffer<int> pi(std::size_t(c), st);
-        copy<E, true>(entries, 0, c, mm, nn, pa.get(), st);
-        Options o = opts;
-        o.stream = st;
-        gesvd_device<T>(mm, nn, c, MatrixBatch<const T>{pa.get(), mm, mm * nn}, ps.get(), k,
-                        MatrixBatch<T>{pu.get(), mm, mm * k}, MatrixBatch<T>{pv.get(), nn, nn * k}, pi.get(), o);
-        copy<ER, false>(entries, 1, c, k, 1, ps.get(), st);
-        if (opts.compute_u) copy<E, false>(entries, 2, c, mm, k, pu.get(), st);
-        if (opts.compute_v) copy<E, false>(entries, 3, c, nn, k, pv.get(), st);
-        info_kernel<<<info_blocks, 256, 0, st>>>(entries, c, pi.get(), info);
-        BATCHSVD_CUDA_CHECK_LAUNCH("vbatched info_kernel");
-    }
-    for (OwnedStream& st : streams) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st.s));
+    });
 }
 
 #define BATCHSVD_INSTANTIATE_(T)                                                                     \

@@ -457,7 +457,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     detail::TeamSync sync{mask, true};
     sync();
     finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done,
-                            scratch, flags, tol.negligible, scale_e, t.converged ? 0 : sweeps, lane, NC,
+                            scratch, flags, tol.negligible, scale_e, t.converged ? 0 : sweeps, sweeps, lane, NC,
                             sync);
 }
 

@@ -10,6 +10,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/warp/warp_kernel.cuh"
+#include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
 
@@ -35,7 +36,7 @@ void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
             else return &warp_jacobi_kernel<DT, NC, RPL>;
         }();
         if (smem > 48 * 1024)
-            BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+            BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
         kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
         BATCHSVD_CUDA_CHECK_LAUNCH("warp_jacobi_kernel");
     } else {
