@@ -28,6 +28,10 @@ are built from them outside the timed regions. Columns, per case and precision:
                           to 32, one above: torch switches from gesvdjBatched to a loop of
                           gesvdj there); nan where torch failed
     per_size_ratio        per_size_ms / batchsvd_ms
+    per_size_user_ms      what a user holding the list does without the list call: per exact
+                          shape, stack the matrices, batchsvd.svd(stack), and put each result
+                          back in the list's order (one timed region around all of it)
+    per_size_user_ratio   per_size_user_ms / batchsvd_ms
     torch_ratio           torch_grouped_ms / batchsvd_ms
     largest_group_ms      batchsvd.svd on the stack of the shape with the most work
                           (count * m * n * min(m, n))
@@ -84,7 +88,7 @@ import numpy as np
 COLUMNS = ["gpu", "date", "commit", "mode", "case", "precision", "batch", "distinct_shapes",
            "batchsvd_ms", "per_size_ms", "torch_grouped_ms", "per_size_ratio", "torch_ratio",
            "largest_group_ms", "largest_group_fraction", "e1_u", "e2_u", "e3_u", "e4_u",
-           "max_info"]
+           "max_info", "per_size_user_ms", "per_size_user_ratio"]
 CASES = {"mixed_small": 10000, "mixed_shapes": 2000, "heavy_tail": 20000}  # matrices
 PRECISIONS = ("float64", "float32")
 UNIT = {"float64": 2.0 ** -53, "float32": 2.0 ** -24}
@@ -435,11 +439,20 @@ def run_one(B, args, case, precision, meta):
     def largest_group():
         batchsvd.svd(stacks[largest], **kw)
 
+    def per_size_user():
+        out_u, out_s, out_vh = [None] * count, [None] * count, [None] * count
+        for idx in groups.values():
+            u, s, vh = batchsvd.svd(B.stack([mats[i] for i in idx]), **kw)[:3]
+            for j, i in enumerate(idx):
+                out_u[i], out_s[i], out_vh[i] = u[j], s[j], vh[j]
+
     row["batchsvd_ms"] = measure(B, mixed, args.reps, args.slow_reps, "batchsvd")
     row["per_size_ms"] = measure(B, per_size, args.reps, args.slow_reps, "per_size")
     row["largest_group_ms"] = measure(B, largest_group, args.reps, args.slow_reps,
                                       "largest %dx%dx%d" % ((len(groups[largest]),) + largest))
+    row["per_size_user_ms"] = measure(B, per_size_user, args.reps, args.slow_reps, "per_size_user")
     row["per_size_ratio"] = row["per_size_ms"] / row["batchsvd_ms"]
+    row["per_size_user_ratio"] = row["per_size_user_ms"] / row["batchsvd_ms"]
     row["largest_group_fraction"] = row["largest_group_ms"] / row["batchsvd_ms"]
     row["torch_grouped_ms"] = row["torch_ratio"] = None
     if B.has_torch and case in args.torch_cases:
@@ -476,7 +489,8 @@ def fmt(x, spec):
 FORMATS = {"batch": "%d", "distinct_shapes": "%d", "batchsvd_ms": "%.4f", "per_size_ms": "%.4f",
            "torch_grouped_ms": "%.4f", "per_size_ratio": "%.4f", "torch_ratio": "%.4f",
            "largest_group_ms": "%.4f", "largest_group_fraction": "%.4f", "e1_u": "%.4g",
-           "e2_u": "%.4g", "e3_u": "%.4g", "e4_u": "%.4g", "max_info": "%d"}
+           "e2_u": "%.4g", "e3_u": "%.4g", "e4_u": "%.4g", "max_info": "%d",
+           "per_size_user_ms": "%.4f", "per_size_user_ratio": "%.4f"}
 
 
 def csv_fields(row):

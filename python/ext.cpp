@@ -146,13 +146,15 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
 /// is set: then U goes to v at v_offset[b] and V to u at u_offset[b] (the Python layer solves
 /// a row-major matrix as its transpose, whose U and V are the original's V and U).
 struct ListLayout {
-    const std::vector<index_t>& rows;
-    const std::vector<index_t>& cols;
-    const std::vector<index_t>& lda;
-    const std::vector<index_t>& s_offset;
-    const std::vector<index_t>& u_offset;
-    const std::vector<index_t>& v_offset;
-    const std::vector<int>& swap;
+    index_t batch;
+    const void* const* a;  // one data pointer a matrix
+    const index_t* rows;
+    const index_t* cols;
+    const index_t* lda;
+    const index_t* s_offset;
+    const index_t* u_offset;
+    const index_t* v_offset;
+    const std::int64_t* swap;
 };
 
 /// Output buffers of gesvd_vbatched: one-dimensional with unit stride (one allocation each).
@@ -161,12 +163,26 @@ template <class X> void check_flat(const X& x, const char* name) {
         fail(std::string(name) + " must be a one-dimensional array with unit stride");
 }
 
+[[noreturn]] void fail_matrix(size_t b, const std::string& what) {
+    fail("matrix " + std::to_string(b) + ": " + what);
+}
+
+/// The checks on one matrix's sizes, offsets and leading dimension.
+void check_matrix(const ListLayout& l, size_t b) {
+    const index_t rows = l.rows[b], cols = l.cols[b];
+    if (rows < 0 || cols < 0) fail_matrix(b, "negative size");
+    if (l.s_offset[b] < 0 || l.u_offset[b] < 0 || l.v_offset[b] < 0) fail_matrix(b, "negative offset");
+    if (l.lda[b] < std::max<index_t>(1, rows))
+        fail_matrix(b, "leading dimension " + std::to_string(l.lda[b]) + " is below the rows");
+}
+
 template <class T>
-void run_vbatched(const std::vector<InArray>& a, const ListLayout& l, const AnyArray& s,
-                  const std::optional<AnyArray>& u, const std::optional<AnyArray>& v,
-                  const AnyArray& info, const std::optional<AnyArray>& sweeps, batchsvd::Options o) {
+void run_vbatched(const ListLayout& l, const AnyArray& s, const std::optional<AnyArray>& u,
+                  const std::optional<AnyArray>& v, const AnyArray& info,
+                  const std::optional<AnyArray>& sweeps, batchsvd::Options o) {
     using R = batchsvd::real_t<T>;
-    const index_t batch = index_t(a.size());
+    const index_t batch = l.batch;
+    const size_t count = size_t(batch);
     if (!has_dtype<R>(s)) fail("S has the wrong dtype");
     if ((u && !has_dtype<T>(*u)) || (v && !has_dtype<T>(*v))) fail("U or V has the wrong dtype");
     if (!has_dtype<std::int32_t>(info)) fail("info must be int32");
@@ -176,23 +192,18 @@ void run_vbatched(const std::vector<InArray>& a, const ListLayout& l, const AnyA
     check_room(info, "info", batch);
     o.sweeps = sweeps_pointer(sweeps, batch);
 
-    std::vector<const T*> pa(a.size());
-    std::vector<R*> ps(a.size());
-    std::vector<T*> pu(a.size()), pv(a.size());
-    std::vector<index_t> ldu(a.size()), ldv(a.size());
+    std::vector<const T*> pa(count);
+    std::vector<R*> ps(count);
+    std::vector<T*> pu(count), pv(count);
+    std::vector<index_t> ldu(count), ldv(count);
     index_t need_s = 0, need_u = 0, need_v = 0;
     R* const s0 = static_cast<R*>(s.data());
     T* const u0 = u ? static_cast<T*>(u->data()) : nullptr;
     T* const v0 = v ? static_cast<T*>(v->data()) : nullptr;
-    for (size_t b = 0; b < a.size(); ++b) {
+    for (size_t b = 0; b < count; ++b) {
         const index_t rows = l.rows[b], cols = l.cols[b], k = std::min(rows, cols);
-        const std::string which = "matrix " + std::to_string(b) + ": ";
-        if (rows < 0 || cols < 0) fail(which + "negative size");
-        if (l.s_offset[b] < 0 || l.u_offset[b] < 0 || l.v_offset[b] < 0) fail(which + "negative offset");
-        if (l.lda[b] < std::max<index_t>(1, rows))
-            fail(which + "leading dimension " + std::to_string(l.lda[b]) + " is below the rows");
-        check_room(a[b], (which + "A").c_str(), span(l.lda[b], 0, rows, cols, 1));
-        pa[b] = static_cast<const T*>(a[b].data());
+        check_matrix(l, b);
+        pa[b] = static_cast<const T*>(l.a[b]);
         ldu[b] = std::max<index_t>(1, rows);
         ldv[b] = std::max<index_t>(1, cols);
         if (k == 0) continue;  // nothing is read or written (but info and sweeps)
@@ -211,15 +222,47 @@ void run_vbatched(const std::vector<InArray>& a, const ListLayout& l, const AnyA
     check_room(s, "S", need_s);
     if (u) check_room(*u, "U", need_u);
     if (v) check_room(*v, "V", need_v);
-    last_inputs.assign(a.size(), 0);
-    for (size_t b = 0; b < a.size(); ++b) last_inputs[b] = reinterpret_cast<std::uintptr_t>(pa[b]);
+    last_inputs.resize(count);
+    for (size_t b = 0; b < count; ++b) last_inputs[b] = reinterpret_cast<std::uintptr_t>(pa[b]);
 
     nb::gil_scoped_release release;
-    batchsvd::gesvd_vbatched<T>(batch, l.rows.data(), l.cols.data(),
-                                batchsvd::MatrixList<const T>{pa.data(), l.lda.data()}, ps.data(),
+    batchsvd::gesvd_vbatched<T>(batch, l.rows, l.cols, batchsvd::MatrixList<const T>{pa.data(), l.lda}, ps.data(),
                                 batchsvd::MatrixList<T>{pu.data(), ldu.data()},
                                 batchsvd::MatrixList<T>{pv.data(), ldv.data()},
                                 static_cast<int*>(info.data()), o);
+}
+
+/// Options of a gesvd_vbatched call on device `dev` (nanobind's device type) after checking
+/// that the outputs live there.
+batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, const std::optional<AnyArray>& u,
+                               const std::optional<AnyArray>& v, const AnyArray& info,
+                               const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
+                               std::uintptr_t stream) {
+    auto same_device = [&](const auto& x) { return x.device_type() == dev && x.device_id() == dev_id; };
+    if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
+        (sweeps && !same_device(*sweeps)))
+        fail("all arrays must be on the same device");
+    if (dev != nb::device::cpu::value && dev != nb::device::cuda::value)
+        fail("arrays must be in host memory or on a CUDA device");
+    batchsvd::Options o;
+    o.compute_u = u.has_value();
+    o.compute_v = v.has_value();
+    o.tol_factor = tol;
+    o.max_sweeps = max_sweeps;
+    o.stream = reinterpret_cast<void*>(stream);
+    o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
+    return o;
+}
+
+template <class Dtype>
+void dispatch_vbatched(const Dtype& dtype, const ListLayout& l, const AnyArray& s, const std::optional<AnyArray>& u,
+                       const std::optional<AnyArray>& v, const AnyArray& info,
+                       const std::optional<AnyArray>& sweeps, const batchsvd::Options& o) {
+    if (dtype == nb::dtype<float>()) run_vbatched<float>(l, s, u, v, info, sweeps, o);
+    else if (dtype == nb::dtype<double>()) run_vbatched<double>(l, s, u, v, info, sweeps, o);
+    else if (dtype == nb::dtype<std::complex<float>>()) run_vbatched<std::complex<float>>(l, s, u, v, info, sweeps, o);
+    else if (dtype == nb::dtype<std::complex<double>>()) run_vbatched<std::complex<double>>(l, s, u, v, info, sweeps, o);
+    else throw nb::type_error("batchsvd: unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
 /// gesvd_vbatched(a, rows, cols, lda, s, s_offset, u, u_offset, v, v_offset, swap, info,
@@ -246,34 +289,85 @@ void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& r
     if (batch == 0) return;
     const int dev = a[0].device_type();
     const auto dev_id = a[0].device_id();
-    auto same_device = [&](const auto& x) { return x.device_type() == dev && x.device_id() == dev_id; };
     for (size_t b = 1; b < batch; ++b) {
         if (a[b].dtype() != a[0].dtype())
             throw nb::type_error(("batchsvd: the matrices of a list must share one dtype; matrix " +
                                   std::to_string(b) + "'s differs from matrix 0's")
                                      .c_str());
-        if (!same_device(a[b]))
+        if (a[b].device_type() != dev || a[b].device_id() != dev_id)
             fail("the matrices of a list must be on one device; matrix " + std::to_string(b) +
                  " is on another device than matrix 0");
     }
-    if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
-        (sweeps && !same_device(*sweeps)))
-        fail("all arrays must be on the same device");
-    if (dev != nb::device::cpu::value && dev != nb::device::cuda::value)
-        fail("arrays must be in host memory or on a CUDA device");
-    batchsvd::Options o;
-    o.compute_u = u.has_value();
-    o.compute_v = v.has_value();
-    o.tol_factor = tol;
-    o.max_sweeps = max_sweeps;
-    o.stream = reinterpret_cast<void*>(stream);
-    o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
-    const ListLayout l{rows, cols, lda, s_offset, u_offset, v_offset, swap};
-    if (has_dtype<float>(a[0])) run_vbatched<float>(a, l, s, u, v, info, sweeps, o);
-    else if (has_dtype<double>(a[0])) run_vbatched<double>(a, l, s, u, v, info, sweeps, o);
-    else if (has_dtype<std::complex<float>>(a[0])) run_vbatched<std::complex<float>>(a, l, s, u, v, info, sweeps, o);
-    else if (has_dtype<std::complex<double>>(a[0])) run_vbatched<std::complex<double>>(a, l, s, u, v, info, sweeps, o);
-    else throw nb::type_error("batchsvd: unsupported dtype: float32, float64, complex64 and complex128 are supported");
+    const batchsvd::Options o = list_options(dev, dev_id, s, u, v, info, sweeps, tol, max_sweeps, stream);
+    std::vector<const void*> pa(batch);
+    std::vector<std::int64_t> swap64(swap.begin(), swap.end());
+    const ListLayout l{index_t(batch), pa.data(), rows.data(), cols.data(), lda.data(),
+                       s_offset.data(), u_offset.data(), v_offset.data(), swap64.data()};
+    for (size_t b = 0; b < batch; ++b) {
+        check_matrix(l, b);
+        const index_t need = span(lda[b], 0, rows[b], cols[b], 1);
+        if (reachable(a[b]) < need)
+            fail_matrix(b, "A is too small for its layout (" + std::to_string(reachable(a[b])) +
+                               " elements reachable, " + std::to_string(need) + " needed)");
+        pa[b] = a[b].data();
+    }
+    dispatch_vbatched(a[0].dtype(), l, s, u, v, info, sweeps, o);
+}
+
+using IndexVector = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using PointerVector = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+/// gesvd_vbatched_pointers(a, pointers, dtype, cuda, device, rows, cols, lda, s, s_offset, u,
+///                         u_offset, v, v_offset, swap, info, sweeps, tol, max_sweeps, stream):
+///       gesvd_vbatched on matrices the caller has checked and laid out: matrix b at
+///       pointers[b] (None: the data pointer of a[b] through the buffer protocol, for NumPy
+///       arrays), all of `dtype` ("float32", ...) in host memory (cuda False) or on CUDA
+///       device `device`; the per-matrix vectors int64 arrays of one entry a matrix (swap:
+///       0 or 1), the rest as gesvd_vbatched's. The caller keeps the arrays alive and
+///       guarantees that each holds its rows x cols matrix at leading dimension lda.
+void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& pointers,
+                             const std::string& dtype, bool cuda, int device, const IndexVector& rows,
+                             const IndexVector& cols, const IndexVector& lda, const AnyArray& s,
+                             const IndexVector& s_offset, const std::optional<AnyArray>& u,
+                             const IndexVector& u_offset, const std::optional<AnyArray>& v,
+                             const IndexVector& v_offset, const IndexVector& swap, const AnyArray& info,
+                             const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
+                             std::uintptr_t stream) {
+    const size_t batch = rows.shape(0);
+    for (const size_t len : {cols.shape(0), lda.shape(0), s_offset.shape(0), u_offset.shape(0),
+                             v_offset.shape(0), swap.shape(0)})
+        if (len != batch)
+            fail("gesvd_vbatched: every per-matrix list must have one entry a matrix (" + std::to_string(batch) +
+                 "), got " + std::to_string(len));
+    if (pointers && pointers->shape(0) != batch) fail("gesvd_vbatched: one pointer a matrix is needed");
+    if (u.has_value() != v.has_value()) fail("gesvd_vbatched: give U and V both or neither");
+    if (batch == 0) return;
+    const int dev = cuda ? nb::device::cuda::value : nb::device::cpu::value;
+    const batchsvd::Options o = list_options(dev, cuda ? device : 0, s, u, v, info, sweeps, tol, max_sweeps, stream);
+    std::vector<const void*> pa(batch);
+    if (pointers) {
+        const std::uint64_t* p = pointers->data();
+        for (size_t b = 0; b < batch; ++b) pa[b] = reinterpret_cast<const void*>(std::uintptr_t(p[b]));
+    } else {
+        if (cuda) fail("gesvd_vbatched: device arrays need their pointers");
+        nb::list arrays = nb::borrow<nb::list>(a);
+        if (arrays.size() != batch) fail("gesvd_vbatched: one array a matrix is needed");
+        for (size_t b = 0; b < batch; ++b) {
+            Py_buffer view;
+            if (PyObject_GetBuffer(arrays[b].ptr(), &view, PyBUF_STRIDES) != 0) throw nb::python_error();
+            pa[b] = view.buf;
+            PyBuffer_Release(&view);
+        }
+    }
+    const ListLayout l{index_t(batch), pa.data(), rows.data(), cols.data(), lda.data(),
+                       s_offset.data(), u_offset.data(), v_offset.data(), swap.data()};
+    nb::dlpack::dtype dt;
+    if (dtype == "float32") dt = nb::dtype<float>();
+    else if (dtype == "float64") dt = nb::dtype<double>();
+    else if (dtype == "complex64") dt = nb::dtype<std::complex<float>>();
+    else if (dtype == "complex128") dt = nb::dtype<std::complex<double>>();
+    else throw nb::type_error(("batchsvd: unsupported dtype " + dtype).c_str());
+    dispatch_vbatched(dt, l, s, u, v, info, sweeps, o);
 }
 
 #if BATCHSVD_PYTHON_CUDA
@@ -367,6 +461,11 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),
           nb::arg("info"), nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"),
           nb::arg("stream"));
+    m.def("gesvd_vbatched_pointers", &gesvd_vbatched_pointers, nb::arg("a"), nb::arg("pointers").none(),
+          nb::arg("dtype"), nb::arg("cuda"), nb::arg("device"), nb::arg("rows"), nb::arg("cols"),
+          nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(), nb::arg("u_offset"),
+          nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"), nb::arg("info"),
+          nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("stream"));
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
 #if BATCHSVD_PYTHON_JAX

@@ -108,6 +108,16 @@ class _Hooks:
         """Where the array lives, comparable between arrays of one framework."""
         return "cpu"
 
+    def unstack(self, buf, offset, count, shape, transpose):
+        """`count` arrays of `shape` (C order) packed one after the other in the flat `buf`
+        from `offset` on, each transposed in its last two axes when `transpose`: views of
+        `buf` where the framework has views."""
+        size = 1
+        for x in shape:
+            size *= x
+        x = buf[offset:offset + count * size].reshape((count,) + shape)
+        return list(self.transpose_last(x) if transpose else x)
+
 
 class _NumPy(_Hooks):
     name = "numpy"
@@ -163,8 +173,13 @@ class _Torch(_Hooks):
     def strides(self, a):
         return tuple(a.stride())
 
+    def readable(self, a):
+        # A lazily conjugated or negated view (conj(), a complex view's .imag) holds other
+        # values than its memory: it is resolved by a copy.
+        return not (a.is_conj() or a.is_neg())
+
     def contiguous(self, a):
-        return a.contiguous()
+        return a.resolve_conj().resolve_neg().contiguous()
 
     def empty(self, shape, dtype_name, like):
         return self.torch.empty(shape, dtype=getattr(self.torch, dtype_name), device=like.device)
@@ -194,6 +209,21 @@ class _Torch(_Hooks):
 
     def device_key(self, a):
         return str(a.device)
+
+    def unstack(self, buf, offset, count, shape, transpose):
+        if count == 1:  # one view in one step
+            offset += buf.storage_offset()
+            if len(shape) == 2:
+                k, m = shape
+                if transpose:
+                    return [buf.as_strided((m, k), (1, m), offset)]
+                return [buf.as_strided(shape, (m, 1), offset)]
+            return [buf.as_strided(shape, (1,) * len(shape), offset)]
+        size = 1
+        for x in shape:
+            size *= x
+        x = buf[offset:offset + count * size].view((count,) + shape)
+        return list((x.transpose(-1, -2) if transpose else x).unbind(0))
 
 
 class _CuPy(_NumPy):
@@ -536,11 +566,139 @@ def _list_framework(arrays):
     return first[0], first[1], first[3], out
 
 
+def _scan_torch(mats, fw):
+    """The layout of a list of PyTorch tensors of one type, dtype and device (CPU or CUDA),
+    read without DLPack: (pointers, m, n, lda, swap) lists, one entry a matrix, with the
+    tensors that must be copied replaced in `mats` by their copies. None when the list is not
+    that regular (the general path then reports what differs)."""
+    x0 = mats[0]
+    kind, dt, dev = type(x0), x0.dtype, x0.device
+    if dev.type not in ("cpu", "cuda") or fw.dtype_name(x0) not in _DTYPES:
+        return None
+    complex_ = dt.is_complex
+    ptrs, ms, ns, lds, swap = [], [], [], [], []
+    add_p, add_m, add_n, add_ld, add_swap = (ptrs.append, ms.append, ns.append, lds.append,
+                                             swap.append)
+    try:
+        for i, x in enumerate(mats):
+            if type(x) is not kind or x.dtype is not dt or x.device != dev:
+                return None
+            shape = x.shape
+            if len(shape) != 2:
+                return None
+            m, n = shape
+            sm, sn = x.stride()
+            if m == 0 or n == 0:
+                add_ld(n if n > 0 else 1)
+                add_swap(1)
+            elif sm < 0 or sn < 0 or x.is_neg() or (complex_ and x.is_conj()):
+                x = mats[i] = fw.contiguous(x)
+                add_ld(n)
+                add_swap(1)
+            elif (sn == 1 or n == 1) and sm >= n:  # row-major: A^T column-major, ld = row stride
+                add_ld(sm if sm > 1 else 1)
+                add_swap(1)
+            elif (sm == 1 or m == 1) and sn >= m:  # column-major A
+                add_ld(sn if sn > 1 else 1)
+                add_swap(0)
+            else:
+                x = mats[i] = fw.contiguous(x)
+                add_ld(n)
+                add_swap(1)
+            add_p(x.data_ptr())
+            add_m(m)
+            add_n(n)
+    except Exception:  # sparse tensors and the like: the general path says what is wrong
+        return None
+    return ptrs, ms, ns, lds, swap
+
+
+def _scan_strided(mats, fw, cupy):
+    """_scan_torch for NumPy arrays (pointers None: the extension reads them through the
+    buffer protocol) and CuPy arrays (pointers from their memory)."""
+    x0 = mats[0]
+    kind, dt = type(x0), x0.dtype
+    if fw.dtype_name(x0) not in _DTYPES:
+        return None
+    native = dt.isnative
+    size = dt.itemsize
+    dev = x0.data.device_id if cupy else None
+    ptrs, ms, ns, lds, swap = [], [], [], [], []
+    add_p, add_m, add_n, add_ld, add_swap = (ptrs.append, ms.append, ns.append, lds.append,
+                                             swap.append)
+    for i, x in enumerate(mats):
+        if type(x) is not kind or x.dtype is not dt:
+            return None
+        if cupy and x.data.device_id != dev:
+            return None
+        shape = x.shape
+        if len(shape) != 2:
+            return None
+        m, n = shape
+        bm, bn = x.strides
+        sm, sn = bm // size, bn // size
+        if m == 0 or n == 0:
+            add_ld(n if n > 0 else 1)
+            add_swap(1)
+        elif (sm < 0 or sn < 0 or not native or sm * size != bm or sn * size != bn
+              or not (cupy or x.flags.aligned)):
+            x = mats[i] = fw.contiguous(x)
+            add_ld(n)
+            add_swap(1)
+        elif (sn == 1 or n == 1) and sm >= n:  # row-major: A^T column-major, ld = row stride
+            add_ld(sm if sm > 1 else 1)
+            add_swap(1)
+        elif (sm == 1 or m == 1) and sn >= m:  # column-major A
+            add_ld(sn if sn > 1 else 1)
+            add_swap(0)
+        else:
+            x = mats[i] = fw.contiguous(x)
+            add_ld(n)
+            add_swap(1)
+        if cupy:
+            add_p(x.data.ptr)
+        add_m(m)
+        add_n(n)
+    return (ptrs if cupy else None), ms, ns, lds, swap
+
+
+def _scan(mats):
+    """The framework of a list and its fast scan (see _scan_torch), or None."""
+    x0 = mats[0]
+    module = type(x0).__module__.split(".")[0]
+    if isinstance(x0, np.ndarray):
+        fw = _NumPy(x0)
+        found = _scan_strided(mats, fw, False)
+    elif module == "torch":
+        fw = _Torch(x0)
+        found = _scan_torch(mats, fw)
+    elif module == "cupy":
+        fw = _CuPy(x0)
+        found = _scan_strided(mats, fw, True)
+    else:
+        return None
+    return None if found is None else (fw,) + found
+
+
+def _runs(ms, ns, swap, by_swap):
+    """Runs of consecutive matrices of one shape (and one swap when by_swap): (first, end)
+    index pairs."""
+    if len(ms) == 1:
+        return [(0, 1)]
+    step = (ms[1:] != ms[:-1]) | (ns[1:] != ns[:-1])
+    if by_swap:
+        step |= swap[1:] != swap[:-1]
+    cuts = (np.flatnonzero(step) + 1).tolist()
+    return list(zip([0] + cuts, cuts + [len(ms)]))
+
+
 def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
     """A list of 2-D arrays of different shapes, solved by one gesvd_vbatched call: each array
     read in place where its strides allow (a row-major one as its transpose, as _svd does),
     else copied alone; S, U and Vh each one allocation, returned as views of it per matrix
-    (JAX: arrays sliced from it), in the input order."""
+    (JAX: arrays sliced from it), in the input order. PyTorch, NumPy and CuPy lists of one
+    type, dtype and device go to the extension as data pointers; others (JAX, and lists that
+    differ somewhere, which the general path reports) as arrays."""
     mode = _info_mode(return_info)
     arrays = list(arrays)
     _check_options(tol, max_sweeps)
@@ -550,39 +708,55 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
     if not arrays:
         count = (3 if compute_uv else 1) + mode
         return tuple([] for _ in range(count)) if count > 1 else []
-    fw, back, dtype, mats = _list_framework(arrays)
+    mats = list(arrays)
+    scanned = _scan(mats)
+    if scanned is not None:
+        fw, pointers, ms, ns, lds, swap = scanned
+        back = None
+        dtype = fw.dtype_name(mats[0])
+    else:
+        fw, back, dtype, mats = _list_framework(arrays)
+        pointers = None
+        ms, ns, lds, swap = [], [], [], []
+        for i, arr in enumerate(mats):
+            m, n = (int(x) for x in arr.shape)
+            if m * n == 0:
+                layout = ("C", max(n, 1), 0)
+            else:
+                layout = _layout((m, n), fw.strides(arr)) if fw.readable(arr) else None
+                if layout is None:
+                    arr = fw.contiguous(arr)
+                    layout = _layout((m, n), fw.strides(arr))
+            mats[i] = fw.prepare(arr)
+            order, ld, _ = layout
+            ms.append(m)
+            ns.append(n)
+            lds.append(ld)
+            swap.append(1 if order == "C" else 0)
     complex_ = dtype.startswith("complex")
     batch = len(mats)
-    shapes, rows, cols, lds, swap = [], [], [], [], []
-    s_off, u_off, v_off = [], [], []
-    ns = nu = nv = 0
-    for i, arr in enumerate(mats):
-        m, n = (int(x) for x in arr.shape)
-        k = min(m, n)
-        if m * n == 0:
-            layout = ("C", max(n, 1), 0)
-        else:
-            layout = _layout((m, n), fw.strides(arr)) if fw.readable(arr) else None
-            if layout is None:
-                arr = fw.contiguous(arr)
-                layout = _layout((m, n), fw.strides(arr))
-        mats[i] = fw.prepare(arr)
-        order, ld, _ = layout
-        shapes.append((m, n, k))
-        # The library gets A (F) or A^T (C, with its U and V traded: swap).
-        rows.append(m if order == "F" else n)
-        cols.append(n if order == "F" else m)
-        lds.append(ld)
-        swap.append(1 if order == "C" else 0)
-        s_off.append(ns)
-        u_off.append(nu)
-        v_off.append(nv)
-        ns, nu, nv = ns + k, nu + m * k, nv + k * n
+    # The library gets A (F) or A^T (C, with its U and V traded: swap).
+    ms, ns = np.array(ms, dtype=np.int64), np.array(ns, dtype=np.int64)
+    swap, lds = np.array(swap, dtype=np.int64), np.array(lds, dtype=np.int64)
+    ks = np.minimum(ms, ns)
+    rows = np.where(swap != 0, ns, ms)
+    cols = np.where(swap != 0, ms, ns)
+
+    def offsets(sizes):
+        out = np.zeros(batch + 1, dtype=np.int64)
+        np.cumsum(sizes, out=out[1:])
+        return out
+
+    s_off, u_off, v_off = offsets(ks), offsets(ms * ks), offsets(ks * ns)
+    ns_, nu, nv = int(s_off[-1]), int(u_off[-1]), int(v_off[-1])
+    s_off, u_off, v_off = s_off[:-1], u_off[:-1], v_off[:-1]
 
     arr0 = mats[0]
     real = _REAL[dtype]
+    tol_ = 30.0 if tol is None else float(tol)
+    sweeps_ = 100 if max_sweeps is None else int(max_sweeps)
     with fw.device_context(arr0):
-        s = fw.empty((ns,), real, arr0)
+        s = fw.empty((ns_,), real, arr0)
         info = fw.empty((batch,), "int32", arr0)
         sweeps = fw.empty((batch,), "int32", arr0) if mode == 2 else None
         # U: matrix i's U^T (k x m, row-major) at u_off[i]; Vh: its Vh (k x n) at v_off[i]. The
@@ -590,11 +764,20 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
         # and conj(Vh); given as A^T, conj(U) and Vh.
         left = fw.empty((nu,), dtype, arr0) if compute_uv else None
         right = fw.empty((nv,), dtype, arr0) if compute_uv else None
-        if ns > 0:
-            _batchsvd.gesvd_vbatched(mats, rows, cols, lds, s, s_off, left, u_off, right, v_off,
-                                     swap, info, sweeps, 30.0 if tol is None else float(tol),
-                                     100 if max_sweeps is None else int(max_sweeps),
-                                     fw.stream(arr0))
+        if ns_ > 0:
+            if scanned is not None:
+                device = fw.device_key(arr0)
+                cuda = device.startswith("cuda")
+                _batchsvd.gesvd_vbatched_pointers(
+                    mats, None if pointers is None else np.array(pointers, dtype=np.uint64),
+                    dtype, cuda, int(device.split(":")[1]) if cuda else 0, rows, cols, lds, s,
+                    s_off, left, u_off, right, v_off, swap, info, sweeps, tol_, sweeps_,
+                    fw.stream(arr0))
+            else:
+                _batchsvd.gesvd_vbatched(mats, rows.tolist(), cols.tolist(), lds.tolist(), s,
+                                         s_off.tolist(), left, u_off.tolist(), right,
+                                         v_off.tolist(), swap.tolist(), info, sweeps, tol_,
+                                         sweeps_, fw.stream(arr0))
         else:  # only empty matrices: every one "converged" in 0 sweeps
             info = fw.zero_info(info)
             sweeps = fw.zero_info(sweeps) if sweeps is not None else None
@@ -607,35 +790,46 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
         if not mode:
             _check_status(fw.to_host_int(info), "list index")
 
-        back = back or fw.finish
-        out_s = [back(s[s_off[i]:s_off[i] + shapes[i][2]]) for i in range(batch)]
-        status = ()
-        if mode:
-            status = ([back(info[i]) for i in range(batch)],)
-        if mode == 2:
-            status += ([back(sweeps[i]) for i in range(batch)],)
-        if not compute_uv:
-            return (out_s,) + status if mode else out_s
+        finish = back or fw.finish
+        identity = back is None and type(fw).finish is _Hooks.finish
+
+        def done(xs):
+            return list(xs) if identity else [finish(x) for x in xs]
+
         # Conjugation: one pass over a whole buffer when every matrix needs it there, else
-        # matrix by matrix (in place on views, except for JAX).
-        conj_u = conj_vh = None
-        if complex_:
-            if all(swap):
+        # one pass a run of matrices (in place on views, except for JAX).
+        by_swap = False
+        if complex_ and compute_uv:
+            if swap.all():
                 left = fw.conj(left)
-            elif not any(swap):
+            elif not swap.any():
                 right = fw.conj(right)
             else:
-                conj_u, conj_vh = swap, [1 - x for x in swap]
+                by_swap = True
+        runs = _runs(ms, ns, swap, by_swap)
+        out_s = []
+        for b, e in runs:
+            out_s += fw.unstack(s, int(s_off[b]), e - b, (int(ks[b]),), False)
+        out_s = done(out_s)
+        status = ()
+        if mode:
+            status = (done(fw.unstack(info, 0, batch, (), False)),)
+        if mode == 2:
+            status += (done(fw.unstack(sweeps, 0, batch, (), False)),)
+        if not compute_uv:
+            return (out_s,) + status if mode else out_s
         out_u, out_vh = [], []
-        for i, (m, n, k) in enumerate(shapes):
-            ut = left[u_off[i]:u_off[i] + m * k].reshape(k, m)
-            vh = right[v_off[i]:v_off[i] + k * n].reshape(k, n)
-            if conj_u is not None:
-                ut = fw.conj(ut) if conj_u[i] else ut
-                vh = fw.conj(vh) if conj_vh[i] else vh
-            out_u.append(back(fw.transpose_last(ut)))
-            out_vh.append(back(vh))
-    return (out_u, out_s, out_vh) + status
+        for b, e in runs:
+            m, n, k, count = int(ms[b]), int(ns[b]), int(ks[b]), e - b
+            ub, vb, uo, vo = left, right, int(u_off[b]), int(v_off[b])
+            if by_swap:  # matrices given as A^T: conj(U); given as A: conj(Vh)
+                if swap[b]:
+                    ub, uo = fw.conj(left[uo:uo + count * m * k]), 0
+                else:
+                    vb, vo = fw.conj(right[vo:vo + count * k * n]), 0
+            out_u += fw.unstack(ub, uo, count, (k, m), True)
+            out_vh += fw.unstack(vb, vo, count, (k, n), False)
+    return (done(out_u), out_s, done(out_vh)) + status
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,

@@ -408,3 +408,86 @@ def test_jax_gpu_list():
     for x in us + ss + vhs + info + sweeps:
         assert isinstance(x, jax.Array) and x.devices() == {gpu}
     _check_gpu_list(mats_np, us, ss, vhs, info, sweeps, np.asarray)
+
+
+# ---- PyTorch CPU tensors (skipped without PyTorch) ------------------------------------------
+
+def test_torch_cpu_list_layouts_and_lazy_views():
+    """Tensors read in place through their data pointers, copies where the strides (or a lazy
+    conjugate or negative view) do not allow it; results match each tensor alone."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    rng = np.random.default_rng(SEED + 11)
+    for dtype in DTYPES:
+        mats_np = _layouts(dtype, SEED + 12)
+        mats = [torch.from_numpy(a) if all(s >= 0 for s in a.strides) else torch.from_numpy(a.copy())
+                for a in mats_np]
+        dense = torch.from_numpy(_random(rng, (9, 7), dtype))
+        mats += [dense.T, dense[:, ::2], dense.conj(), dense._neg_view(),
+                 torch.zeros(0, 3, dtype=dense.dtype), dense.t().conj()]
+        expect = [x.resolve_conj().resolve_neg().numpy() for x in mats]
+        us, ss, vhs, info, sweeps = batchsvd.svd(mats, return_info="sweeps")
+        pointers = batchsvd._batchsvd._last_input_pointers()
+        for i, x in enumerate(mats):
+            what = "%s, seed %d, matrix %d" % (dtype, SEED, i)
+            assert isinstance(us[i], torch.Tensor) and us[i].shape == (x.shape[0], min(x.shape))
+            assert _reconstructs(expect[i], us[i].numpy(), ss[i].numpy(), vhs[i].numpy()), what
+            assert int(info[i]) == 0, what
+            if CPU_ONLY:
+                u, s, vh = batchsvd.svd(x)
+                assert _bitwise(ss[i], s) and _bitwise(us[i], u) and _bitwise(vhs[i], vh), what
+        lazy = (len(mats) - 4, len(mats) - 3, len(mats) - 1)
+        if not dense.is_complex():
+            lazy = (len(mats) - 3,)  # conj() of a real tensor is the tensor itself
+        for i in lazy:
+            assert pointers[i] != mats[i].data_ptr(), "lazy view %d read in place" % i
+        for i in (0, 1, 2, 4, len(mats) - 6):  # C, F, row-strided, column-major block, dense.T
+            assert pointers[i] == mats[i].data_ptr(), "matrix %d was copied" % i
+        assert pointers[len(mats) - 5] != mats[-5].data_ptr()  # column stride 2: copied
+        assert len({x.untyped_storage().data_ptr() for x in us}) == 1  # one allocation
+
+
+def test_torch_cpu_list_errors_and_uniform_runs():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    e = torch.eye(3, dtype=torch.float64)
+    with pytest.raises(TypeError, match="one dtype; array 2"):
+        batchsvd.svd([e, e, e.float()])
+    with pytest.raises(TypeError, match="one framework; array 1"):
+        batchsvd.svd([e, np.eye(3)])
+    with pytest.raises(ValueError, match="2-D.*array 1"):
+        batchsvd.svd([e, torch.ones(3, dtype=torch.float64)])
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        batchsvd.svd([torch.eye(3, dtype=torch.int64)])
+    # Runs of one shape, mixed with others, both orders, complex: each as alone.
+    rng = np.random.default_rng(SEED + 13)
+    shapes = [(2, 2)] * 5 + [(3, 2), (2, 3)] + [(4, 4)] * 3 + [(1, 5)] * 2 + [(2, 2)]
+    for dtype in ("float64", "complex128"):
+        mats = [torch.from_numpy(_random(rng, sh, dtype)) for sh in shapes]
+        mats[6] = mats[6].T.contiguous().T  # column-major amid row-major ones
+        mats[8] = mats[8].T.contiguous().T
+        us, ss, vhs, info = batchsvd.svd(mats, return_info=True)
+        vals = batchsvd.svdvals(mats)
+        for i, x in enumerate(mats):
+            assert _reconstructs(x.numpy(), us[i].numpy(), ss[i].numpy(), vhs[i].numpy()), i
+            if CPU_ONLY:
+                u, s, vh = batchsvd.svd(x)
+                assert _bitwise(ss[i], s) and _bitwise(us[i], u) and _bitwise(vhs[i], vh), i
+                assert _bitwise(vals[i], s), i
+            assert us[i].stride() == batchsvd.svd(x)[0].stride() or x.shape[1] == 1, i
+
+
+def test_numpy_list_irregular_arrays():
+    """Byte-swapped, misaligned and read-only arrays in a list: copied (or read in place when
+    read-only), correct results."""
+    rng = np.random.default_rng(SEED + 14)
+    a = _random(rng, (5, 4), "float64")
+    swapped = a.astype(a.dtype.newbyteorder(">"))
+    raw = np.zeros(a.size * 8 + 1, np.uint8)[1:].view(np.float64).reshape(5, 4)
+    raw[...] = a
+    ro = a.copy()
+    ro.flags.writeable = False
+    for mats in ([a, raw, ro], [swapped, swapped[1:]]):
+        us, ss, vhs = batchsvd.svd(mats)
+        for i, x in enumerate(mats):
+            assert _reconstructs(np.asarray(x, np.float64), us[i], ss[i], vhs[i]), i
+    batchsvd.svd([a, ro])
+    assert batchsvd._batchsvd._last_input_pointers()[1] == ro.ctypes.data

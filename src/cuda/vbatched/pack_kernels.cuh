@@ -48,8 +48,10 @@ __global__ void gather_kernel(const Entry* entries, index_t count, index_t rows,
 
 /// The packed results of member j back to the caller: k = min(e.rows, e.cols) values, the left
 /// vectors' first e.rows rows (U, or V when transposed), the right vectors' first e.cols rows;
-/// info and sweeps at the member's index; flags[j] = 1 for a padded member with a zero value
-/// among its first k (flags zeroed by the caller). kk = min(rows, cols) columns per member.
+/// info and sweeps at the member's index. flags[j] = 1 (flags zeroed by the caller) for a
+/// padded member with a zero value among its first k, or with a non-zero entry in the padding
+/// rows of its first k left or right vectors (which exact padding leaves zero:
+/// size_classes.hpp). kk = min(rows, cols) columns per member.
 template <class DT>
 __global__ void scatter_kernel(const Entry* entries, index_t count, index_t rows, index_t cols, bool transpose,
                                const core::real_of_t<DT>* ps, const DT* pl, const DT* pr, const int* pinfo,
@@ -70,6 +72,15 @@ __global__ void scatter_kernel(const Entry* entries, index_t count, index_t rows
         if (first == 0) {
             info[e.index] = pinfo[j];
             if (sweeps) sweeps[e.index] = psweeps[j];
+        }
+        if (padded) {  // the padding rows of the first k vectors: exactly zero, or solved again
+            const index_t pl_rows = rows - e.rows, pr_rows = cols - e.cols;
+            if (pl)
+                for (index_t idx = first; idx < pl_rows * k; idx += step)
+                    if (core::abs2(pl[j * rows * kk + e.rows + idx % pl_rows + (idx / pl_rows) * rows]) != R(0)) flags[j] = 1;
+            if (pr)
+                for (index_t idx = first; idx < pr_rows * k; idx += step)
+                    if (core::abs2(pr[j * cols * kk + e.cols + idx % pr_rows + (idx / pr_rows) * cols]) != R(0)) flags[j] = 1;
         }
         DT* left = static_cast<DT*>(transpose ? e.v : e.u);
         const index_t ldl = transpose ? e.ldv : e.ldu;

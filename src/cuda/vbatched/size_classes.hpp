@@ -14,9 +14,14 @@
 // iterates on A's columns alone; its singular values are A's and zeros, and its vectors of
 // A's non-zero singular values are A's vectors with zero padding. Where a singular value of
 // A is zero (or negligible, as the finalisation rounds it), its vectors may be completed in
-// the padding instead, so such a matrix is solved again at its exact size
-// (vbatched.cu). Padded classes are not preconditioned: the single-precision eigenbasis of
-// the Gram matrix need not keep the padding apart.
+// the padding instead, so such a matrix is solved again at its exact size (vbatched.cu).
+// Preconditioning keeps the padding apart where the eigensolver keeps the zero block of the
+// Gram matrix diag(A^H A, 0) exact (a zero column gives an identity reflector and a zero
+// coupling, which deflates), but an eigensolver that mixes the zero eigenvalues of the padding
+// with A's smallest would leave the padding in the vectors: the scatter checks that the
+// padding rows of every member's vectors are exactly zero, and a member where they are not is
+// solved again at its size. A class whose right vectors are not computed (nothing to check)
+// is not preconditioned.
 #pragma once
 
 #include <algorithm>

@@ -58,15 +58,16 @@ template <class T> struct Call {
     }
 };
 
-/// A group's options: its stream and packed sweeps; U and V swapped for a transposed class;
-/// no preconditioning for a padded one (size_classes.hpp).
+/// A group's options: its stream and packed sweeps; U and V swapped for a transposed class; a
+/// padded class is preconditioned only where its right vectors are computed, which the scatter
+/// checks for exact padding (size_classes.hpp).
 Options group_options(const Options& opts, const Group& g, cudaStream_t st, int* sweeps) {
     Options o = opts;
     o.stream = st;
     o.sweeps = sweeps;
     o.devices.clear();
     if (g.transpose) std::swap(o.compute_u, o.compute_v);
-    if (g.padded) o.precondition = PreconditionMode::never;
+    if (g.padded && !o.compute_v) o.precondition = PreconditionMode::never;
     return o;
 }
 
@@ -163,6 +164,13 @@ std::vector<index_t> solve_group_host(const Group& g, const Call<T>& call, cudaS
         for (index_t i = 0; i < k; ++i) {
             s[i] = ps[std::size_t(j * kk + i)];
             zero = zero || s[i] == R(0);
+        }
+        // (the padding rows of the first k vectors: exactly zero, else solved again)
+        for (index_t col = 0; col < k && padded && !zero; ++col) {
+            if (!pl.empty())
+                for (index_t r = e.rows; r < rows; ++r) zero = zero || pl[std::size_t(j * rows * kk + col * rows + r)] != T(0);
+            if (!pr.empty())
+                for (index_t r = e.cols; r < cols; ++r) zero = zero || pr[std::size_t(j * cols * kk + col * cols + r)] != T(0);
         }
         if (padded && zero) again.push_back(e.index);
         T* left = static_cast<T*>(g.transpose ? e.v : e.u);
