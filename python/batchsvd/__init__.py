@@ -742,14 +742,21 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
     rows = np.where(swap != 0, ns, ms)
     cols = np.where(swap != 0, ms, ns)
 
-    def offsets(sizes):
-        out = np.zeros(batch + 1, dtype=np.int64)
-        np.cumsum(sizes, out=out[1:])
-        return out
+    # The outputs are laid out by shape (and swap), so that the matrices of one shape are one
+    # run of each buffer, viewed and split in one step; `perm` is that order, `rank` its
+    # inverse (the list's order again).
+    perm = np.lexsort((swap, ns, ms))
+    rank = np.empty(batch, dtype=np.int64)
+    rank[perm] = np.arange(batch, dtype=np.int64)
 
-    s_off, u_off, v_off = offsets(ks), offsets(ms * ks), offsets(ks * ns)
-    ns_, nu, nv = int(s_off[-1]), int(u_off[-1]), int(v_off[-1])
-    s_off, u_off, v_off = s_off[:-1], u_off[:-1], v_off[:-1]
+    def offsets(sizes):  # by matrix, each output's start in the shape order
+        out = np.zeros(batch + 1, dtype=np.int64)
+        np.cumsum(sizes[perm], out=out[1:])
+        by_matrix = np.empty(batch, dtype=np.int64)
+        by_matrix[perm] = out[:-1]
+        return by_matrix, int(out[-1])
+
+    (s_off, ns_), (u_off, nu), (v_off, nv) = offsets(ks), offsets(ms * ks), offsets(ks * ns)
 
     arr0 = mats[0]
     real = _REAL[dtype]
@@ -806,11 +813,17 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
                 right = fw.conj(right)
             else:
                 by_swap = True
-        runs = _runs(ms, ns, swap, by_swap)
+        # Runs in the shape order (b, e index perm); each output list back in the list's order.
+        runs = [(perm[b], e - b) for b, e in _runs(ms[perm], ns[perm], swap[perm], by_swap)]
+        order = rank.tolist()
+
+        def in_list_order(xs):
+            return done([xs[j] for j in order])
+
         out_s = []
-        for b, e in runs:
-            out_s += fw.unstack(s, int(s_off[b]), e - b, (int(ks[b]),), False)
-        out_s = done(out_s)
+        for b, count in runs:
+            out_s += fw.unstack(s, int(s_off[b]), count, (int(ks[b]),), False)
+        out_s = in_list_order(out_s)
         status = ()
         if mode:
             status = (done(fw.unstack(info, 0, batch, (), False)),)
@@ -819,8 +832,8 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
         if not compute_uv:
             return (out_s,) + status if mode else out_s
         out_u, out_vh = [], []
-        for b, e in runs:
-            m, n, k, count = int(ms[b]), int(ns[b]), int(ks[b]), e - b
+        for b, count in runs:
+            m, n, k = int(ms[b]), int(ns[b]), int(ks[b])
             ub, vb, uo, vo = left, right, int(u_off[b]), int(v_off[b])
             if by_swap:  # matrices given as A^T: conj(U); given as A: conj(Vh)
                 if swap[b]:
@@ -829,7 +842,7 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
                     vb, vo = fw.conj(right[vo:vo + count * k * n]), 0
             out_u += fw.unstack(ub, uo, count, (k, m), True)
             out_vh += fw.unstack(vb, vo, count, (k, n), False)
-    return (done(out_u), out_s, done(out_vh)) + status
+    return (in_list_order(out_u), out_s, in_list_order(out_vh)) + status
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
