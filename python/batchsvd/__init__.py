@@ -575,13 +575,15 @@ def _scan_torch(mats, fw):
     kind, dt, dev = type(x0), x0.dtype, x0.device
     if dev.type not in ("cpu", "cuda") or fw.dtype_name(x0) not in _DTYPES:
         return None
+    on_cuda, index = dev.type == "cuda", x0.get_device()  # (cheaper than comparing x.device)
     complex_ = dt.is_complex
     ptrs, ms, ns, lds, swap = [], [], [], [], []
     add_p, add_m, add_n, add_ld, add_swap = (ptrs.append, ms.append, ns.append, lds.append,
                                              swap.append)
     try:
         for i, x in enumerate(mats):
-            if type(x) is not kind or x.dtype is not dt or x.device != dev:
+            if type(x) is not kind or x.dtype is not dt or (
+                    (not x.is_cuda or x.get_device() != index) if on_cuda else not x.is_cpu):
                 return None
             shape = x.shape
             if len(shape) != 2:
