@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <complex>
+#include <cstdlib>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -37,8 +38,15 @@ namespace {
 using vbatched::Entry;
 using vbatched::Group;
 
-/// Host threads (and streams) that solve groups at once.
+/// Host threads (and streams) that solve groups at once; BATCHSVD_VBATCHED_WORKERS=1..16
+/// sets another count (benchmarks: 1 runs the groups one after another).
 constexpr int kWorkers = 4;
+
+int worker_count() {
+    const char* v = std::getenv("BATCHSVD_VBATCHED_WORKERS");
+    const int n = v ? std::atoi(v) : 0;
+    return n >= 1 && n <= 16 ? n : kWorkers;
+}
 
 template <class T> struct Call {
     const index_t* m;
@@ -212,7 +220,7 @@ void run_workers(std::size_t jobs, cudaEvent_t ready, Job&& job) {
         }
     };
     std::vector<std::thread> threads;
-    const std::size_t extra = std::min<std::size_t>(kWorkers, jobs) - 1;
+    const std::size_t extra = jobs ? std::min<std::size_t>(std::size_t(worker_count()), jobs) - 1 : 0;
     for (std::size_t t = 0; t < extra; ++t) {
         try {
             threads.emplace_back(work);
