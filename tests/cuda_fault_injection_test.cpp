@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -201,7 +202,15 @@ struct Case {
     std::vector<std::pair<std::string, std::string>> env;
     bool host = false;
     bool fresh_thread = false;  ///< each solve in a new host thread (its first pinned counts)
+    /// The points of a solve may vary from run to run (work shared dynamically among host
+    /// threads with thread-local allocations): a run that ends before the armed point solves
+    /// undisturbed, and must give the undisturbed outputs.
+    bool variable_points = false;
 };
+
+/// The whole check on one solver (see the top of the file): anything with ready(), stream(),
+/// run(), outputs() and converged() as Solver has them.
+template <class S> void exercise_solver(const Case& c, S& solver, const std::string& path);
 
 /// The whole check on one case (see the top of the file).
 template <class T> void exercise(const Case& c) {
@@ -211,6 +220,10 @@ template <class T> void exercise(const Case& c) {
     const std::string path = cuda::solve_path<T>(c.m, c.n, c.batch, c.options);
     ASSERT_EQ(path.rfind(c.path, 0), 0u) << c.name << " took " << path;
     Solver<T> solver(c.m, c.n, c.batch, c.options, c.host);
+    exercise_solver(c, solver, path);
+}
+
+template <class S> void exercise_solver(const Case& c, S& solver, const std::string& path) {
     ASSERT_TRUE(solver.ready()) << "test buffers";
     const auto run = [&] {
         if (!c.fresh_thread) return solver.run();
@@ -268,6 +281,11 @@ template <class T> void exercise(const Case& c) {
                 EXPECT_NE(msg.find("(injected) at "), std::string::npos) << msg;
                 EXPECT_NE(msg.find("src/cuda/"), std::string::npos) << msg;  // the file and line
                 ++failed[kind][failed_point(msg)];
+            }
+            if (!thrown && c.variable_points && faults::faults_injected() == 0 && faults::points_seen(fk) < point) {
+                faults::disarm();
+                EXPECT_TRUE(solver.outputs() == reference) << "a run short of the armed point";
+                continue;
             }
             EXPECT_TRUE(thrown) << "no error";
             EXPECT_EQ(faults::faults_injected(), 1);
@@ -335,6 +353,101 @@ FAULT_CASE(HostStreamed, float, "host memory streamed, float32 40x23 x5 in chunk
            blocked_path(16), "blocked nb16", {{"BATCHSVD_CUDA_CHUNK", "2"}}, true)
 
 #undef FAULT_CASE
+
+/// gesvd_vbatched on device memory: a mix of sizes with groups of their own and size classes
+/// (padded, one of them wide), solved on the library's worker threads, so the points are
+/// reached from several host threads at once.
+template <class T> class VbatchedSolver {
+public:
+    explicit VbatchedSolver(const std::vector<std::pair<index_t, index_t>>& sizes) : info_(sizes.size()) {
+        const std::uint64_t seed = testing::fresh_seed();
+        for (std::size_t b = 0; b < sizes.size(); ++b) {
+            const auto [m, n] = sizes[b];
+            const index_t k = std::min(m, n);
+            m_.push_back(m);
+            n_.push_back(n);
+            const std::vector<T> a = testing::generate_batch<T>(testing::Family::logrand, m, n, 1, seed + b);
+            a_.emplace_back(a.size());
+            s_.emplace_back(std::size_t(k));
+            u_.emplace_back(std::size_t(m * k));
+            v_.emplace_back(std::size_t(n * k));
+            ready_ = ready_ && a_.back().p && s_.back().p && u_.back().p && v_.back().p &&
+                     cudaMemcpy(a_.back().p, a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess;
+            pa_.push_back(a_.back().p);
+            ps_.push_back(s_.back().p);
+            pu_.push_back(u_.back().p);
+            pv_.push_back(v_.back().p);
+        }
+        ready_ = ready_ && info_.p && stream_.s;
+        o_.backend = Backend::cuda;
+        o_.stream = stream_.s;
+    }
+    bool ready() const { return ready_; }
+    cudaStream_t stream() const { return stream_.s; }
+    void run() {
+        for (std::size_t b = 0; b < m_.size(); ++b) {
+            EXPECT_EQ(cudaMemsetAsync(s_[b].p, 0xff, s_[b].n * sizeof(real_t<T>), stream_.s), cudaSuccess);
+            EXPECT_EQ(cudaMemsetAsync(u_[b].p, 0xff, u_[b].n * sizeof(T), stream_.s), cudaSuccess);
+            EXPECT_EQ(cudaMemsetAsync(v_[b].p, 0xff, v_[b].n * sizeof(T), stream_.s), cudaSuccess);
+        }
+        EXPECT_EQ(cudaMemsetAsync(info_.p, 0xff, info_.n * sizeof(int), stream_.s), cudaSuccess);
+        gesvd_vbatched<T>(index_t(m_.size()), m_.data(), n_.data(), MatrixList<const T>{pa_.data(), m_.data()},
+                          ps_.data(), MatrixList<T>{pu_.data(), m_.data()}, MatrixList<T>{pv_.data(), n_.data()},
+                          info_.p, o_);
+    }
+    Outputs outputs() {
+        EXPECT_EQ(cudaStreamSynchronize(stream_.s), cudaSuccess);
+        Outputs r;
+        for (std::size_t b = 0; b < m_.size(); ++b) {
+            append(r.s, s_[b]);
+            append(r.u, u_[b]);
+            append(r.v, v_[b]);
+        }
+        append(r.info, info_);
+        return r;
+    }
+    bool converged() {
+        std::vector<int> info(m_.size());
+        EXPECT_EQ(cudaStreamSynchronize(stream_.s), cudaSuccess);
+        EXPECT_EQ(cudaMemcpy(info.data(), info_.p, info.size() * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+        return std::all_of(info.begin(), info.end(), [](int i) { return i == 0; });
+    }
+
+private:
+    template <class X> static void append(std::vector<unsigned char>& out, const DeviceArray<X>& d) {
+        const std::size_t at = out.size();
+        out.resize(at + d.n * sizeof(X));
+        EXPECT_EQ(cudaMemcpy(out.data() + at, d.p, d.n * sizeof(X), cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    std::vector<index_t> m_, n_;
+    std::deque<DeviceArray<T>> a_;  // (a deque: its elements never move)
+    std::deque<DeviceArray<real_t<T>>> s_;
+    std::deque<DeviceArray<T>> u_, v_;
+    std::vector<const T*> pa_;
+    std::vector<real_t<T>*> ps_;
+    std::vector<T*> pu_, pv_;
+    DeviceArray<int> info_;
+    Stream stream_;
+    Options o_;
+    bool ready_ = true;
+};
+
+TEST(CudaFaultInjection, VariableSizeBatchOnWorkerThreads) {
+    SKIP_WITHOUT_CUDA("fault injection on the CUDA backend");
+    // 32 matrices of 6 x 6 (a group of their own), then one each of sizes that share size
+    // classes (padded; 70 x 66 and 66 x 70 above order 64: four worker threads), a wide pair.
+    std::vector<std::pair<index_t, index_t>> sizes(32, {6, 6});
+    for (const auto& s : std::vector<std::pair<index_t, index_t>>{{70, 66}, {72, 65}, {66, 70}, {65, 72}, {10, 7}, {12, 5}})
+        sizes.push_back(s);
+    const Disarm disarm;
+    faults::disarm();
+    VbatchedSolver<double> solver(sizes);
+    // (The blocked path's pinned counts are allocated once per host thread: how many this
+    // call allocates depends on which workers take the padded classes.)
+    exercise_solver(Case{"vbatched float64, 38 matrices in 5 groups", 0, 0, index_t(sizes.size()), Options{}, "",
+                         {}, false, false, true},
+                    solver, "vbatched");
+}
 
 }  // namespace
 }  // namespace batchsvd::test
