@@ -2,7 +2,8 @@
 // Injected faults (src/cuda/common/fault_injection.hpp) on every path of the CUDA backend:
 // for one small solve of each path (tiny, warp, fused, blocked with both widths, chunks, two
 // halves and in a new host thread, QR tall and wide, the preconditioned blocked path with each
-// of its eigensolvers, host memory staged and streamed), the injection points of one
+// of its eigensolvers, host memory staged and streamed) and for one gesvd_vbatched call on its
+// worker threads (VariableSizeBatchOnWorkerThreads), the injection points of one
 // undisturbed solve are counted, then the solve is repeated with each point failing in turn,
 // allocations and calls alike. Each failed solve must throw the documented Error
 // (out_of_memory for an allocation, device_error for a launch or a cuBLAS/cuSOLVER call) naming
