@@ -10,19 +10,6 @@
 namespace batchsvd::test {
 namespace {
 
-struct Param {
-    Backend backend;
-    Dtype dtype;
-};
-std::string param_name(const ::testing::TestParamInfo<Param>& i) {
-    return std::string(to_string(i.param.backend)) + "_" + to_string(i.param.dtype);
-}
-std::vector<Param> all_params() {
-    std::vector<Param> p;
-    for (Backend b : {Backend::cpu, Backend::cuda})
-        for (Dtype d : {Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128}) p.push_back({b, d});
-    return p;
-}
 
 class Status : public ::testing::TestWithParam<Param> {
 protected:

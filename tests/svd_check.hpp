@@ -38,6 +38,21 @@ template <class F> decltype(auto) with_dtype(Dtype d, F&& f) {
     }
 }
 
+/// A test parameter of the suites run on every backend and precision.
+struct Param {
+    Backend backend;
+    Dtype dtype;
+};
+inline std::string param_name(const ::testing::TestParamInfo<Param>& i) {
+    return std::string(to_string(i.param.backend)) + "_" + to_string(i.param.dtype);
+}
+inline std::vector<Param> all_params() {
+    std::vector<Param> p;
+    for (Backend b : {Backend::cpu, Backend::cuda})
+        for (Dtype d : {Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128}) p.push_back({b, d});
+    return p;
+}
+
 inline constexpr double tolerance_factor = 30;  // the paper's k: every measure below k*u
 
 /// GTEST_SKIP-style guard: true (after recording the skip) when the backend cannot run here.

@@ -16,19 +16,6 @@
 namespace batchsvd::test {
 namespace {
 
-struct Param {
-    Backend backend;
-    Dtype dtype;
-};
-std::string param_name(const ::testing::TestParamInfo<Param>& i) {
-    return std::string(to_string(i.param.backend)) + "_" + to_string(i.param.dtype);
-}
-std::vector<Param> all_params() {
-    std::vector<Param> p;
-    for (Backend b : {Backend::cpu, Backend::cuda})
-        for (Dtype d : {Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128}) p.push_back({b, d});
-    return p;
-}
 
 /// Shapes that take each CUDA path (and the CPU's unblocked and blocked variants).
 constexpr index_t kShapes[][2] = {{3, 3}, {12, 9}, {32, 32}, {48, 40}, {96, 96}, {200, 150}, {1000, 16}, {20, 90}};
