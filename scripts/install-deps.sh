@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Installs what batchsvd needs on Debian/Ubuntu: from Debian packages, compilers, CMake,
-# Ninja, LAPACK/BLAS, GoogleTest, OpenMP (with GCC), CLI11 (the CLI's option parser), libzip
+# Ninja, LAPACK/BLAS (OpenBLAS: the CPU backend's preconditioning), GoogleTest, OpenMP (with GCC), CLI11 (the CLI's option parser), libzip
 # and pkg-config (the CLI's .npz files; CMake finds libzip through pkg-config), Python
 # with its headers and pip (the Python package), NumPy (the CLI's check), Hypothesis (the
 # Python package's property tests), Open MPI (batchsvd::distributed and its tests); from
@@ -11,7 +11,7 @@
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
 set -euo pipefail
-packages=(build-essential cmake ninja-build pkg-config liblapack-dev libblas-dev libgtest-dev
+packages=(build-essential cmake ninja-build pkg-config liblapack-dev libblas-dev libopenblas-dev libgtest-dev
           libcli11-dev libzip-dev python3 python3-dev python3-pip python3-numpy python3-hypothesis
           libopenmpi-dev openmpi-bin)
 missing=()

@@ -10,11 +10,35 @@
 #include <exception>
 #include <new>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "cpu/svd_one_matrix.hpp"
+#if defined(BATCHSVD_HAVE_LAPACK)
+#include "cpu/blas_threads.hpp"
+#endif
 
 namespace batchsvd::cpu {
+namespace {
+
+/// Holds the BLAS to one thread while a call may precondition (cpu/blas_threads.hpp).
+class BlasThreadsFor {
+public:
+    explicit BlasThreadsFor(bool preconditions) {
+#if defined(BATCHSVD_HAVE_LAPACK)
+        if (preconditions) held_.emplace();
+#else
+        (void)preconditions;
+#endif
+    }
+
+private:
+#if defined(BATCHSVD_HAVE_LAPACK)
+    std::optional<SingleThreadedBlas> held_;
+#endif
+};
+
+}  // namespace
 
 template <class T>
 void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
@@ -40,6 +64,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // and several at once thrash it (1.7-1.9x faster at 256 and 512 on the development
     // machine, slower at 128; 2026-11-23, docs/benchmarks.md).
     const index_t k = std::min(m, n);
+    const BlasThreadsFor blas(use_precondition<T>(opts.precondition, k));
     if ((k >= 64 && batch < omp_get_max_threads()) || k >= 256) {
         Workspace<T> ws;
         for (index_t b = 0; b < batch; ++b) solve(b, ws, true);
@@ -62,6 +87,10 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     std::iota(order.begin(), order.end(), index_t(0));
     auto cost = [&](index_t b) { return double(m[b]) * double(n[b]) * double(std::min(m[b], n[b])); };
     std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return cost(x) > cost(y); });
+    bool preconditions = false;
+    for (index_t b = 0; b < batch && !preconditions; ++b)
+        preconditions = use_precondition<T>(opts.precondition, std::min(m[b], n[b]));
+    const BlasThreadsFor blas(preconditions);
     bool out_of_memory = false;
     auto solve = [&](index_t b, Workspace<T>& ws, bool parallel_pairs) {
         if (std::min(m[b], n[b]) == 0) {

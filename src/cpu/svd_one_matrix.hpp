@@ -15,6 +15,7 @@
 #include "cpu/householder_qr.hpp"
 #include "cpu/jacobi_blocked.hpp"
 #include "cpu/jacobi_unblocked.hpp"
+#include "cpu/precondition.hpp"
 
 namespace batchsvd::cpu {
 
@@ -30,6 +31,7 @@ template <class T> struct Workspace {
     std::vector<real_t<T>> norms, sigma;
     std::vector<index_t> perm;
     BlockedWorkspace<T> blocked;
+    PreconditionWorkspace<T> pre;
 };
 
 template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
@@ -111,12 +113,13 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
         rows = N;
     }
 
-    T* V = nullptr;
-    if (want_right) {
-        ws.right.assign(static_cast<size_t>(N) * N, T(0));
+    // V starts as the identity, or as the preconditioner's V0 (X <- X V0).
+    const bool try_precondition = use_precondition<T>(opt.precondition, N);
+    if (want_right || try_precondition) ws.right.assign(static_cast<size_t>(N) * N, T(0));
+    const bool preconditioned = try_precondition && precondition(rows, N, X, rows, ws.right.data(), ws.pre);
+    if (!preconditioned && want_right)
         for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
-        V = ws.right.data();
-    }
+    T* V = want_right ? ws.right.data() : nullptr;
     const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor),
                                  core::negligible_norm(std::ldexp(maxabs, scale_exp))};
     const int nb = opt.block_width > 0 ? opt.block_width : default_block_width;

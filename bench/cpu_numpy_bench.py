@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The CPU backend against numpy.linalg.svd, in one process on the same cores and inputs.
+
+    python3 bench/cpu_numpy_bench.py [--threads T] [--precisions float64,float32]
+        [--group scan|quick] [--seconds 0.3] [--reps 3] [--commit C] [--out FILE]
+
+--threads sets OMP_NUM_THREADS (batchsvd) and OPENBLAS_NUM_THREADS (NumPy's OpenBLAS) before
+either is loaded (default: every core). Groups:
+
+    scan    square orders 2-64 (every order), then 80-512 every 16; tall m = 4n and wide
+            n = 4m for n in 4, 8, 16, 32, 64, 128
+    quick   10000 x 32^2, 2000 x 64^2, 200 x 128^2, 20 x 256^2 (fixed batches)
+
+In the scan each case's batch is sized to about --seconds of NumPy's time (from a timed
+probe of 8 matrices). Inputs: standard normal entries, fresh each run (the seed is printed).
+Columns:
+
+    mode=cpu, cpu (the model name), date, commit, threads, precision, m, n, batch
+    batchsvd_ms   batchsvd.svd(a) (U, S, Vh), median of --reps after a warm-up
+    numpy_ms      numpy.linalg.svd(a, full_matrices=False), the same way
+    ratio         numpy_ms / batchsvd_ms
+    e1_u .. e4_u  the worst e1-e4 of batchsvd's results over the first 16 matrices, in units
+                  of u (python/tests/svd_measures.py; S_ref NumPy's)
+"""
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def parse():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--precisions", default="float64,float32")
+    p.add_argument("--group", choices=["scan", "quick"], default="scan")
+    p.add_argument("--seconds", type=float, default=0.3)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--commit", default="")
+    p.add_argument("--out", default="")
+    return p.parse_args()
+
+
+ARGS = parse()
+os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
+os.environ["OPENBLAS_NUM_THREADS"] = str(ARGS.threads)
+import numpy as np  # noqa: E402  (after the thread counts are set)
+
+import batchsvd  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+from svd_measures import error_measures  # noqa: E402
+
+
+def commit_of(explicit):
+    if explicit:
+        return explicit
+    try:
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True, timeout=20).stdout.strip()
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+        return head + ("+dirty" if dirty else "")
+    except Exception:
+        return "unknown"
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def median_ms(f, reps):
+    f()  # warm-up
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return sorted(times)[len(times) // 2] * 1e3
+
+
+def cases(group):
+    if group == "quick":
+        return [(32, 32, 10000), (64, 64, 2000), (128, 128, 200), (256, 256, 20)]
+    out = [(n, n, None) for n in range(2, 65)] + [(n, n, None) for n in range(80, 513, 16)]
+    for n in (4, 8, 16, 32, 64, 128):
+        out += [(4 * n, n, None), (n, 4 * n, None)]
+    return out
+
+
+def main():
+    rng = np.random.default_rng()
+    seed = int(rng.integers(1 << 62))
+    rng = np.random.default_rng(seed)
+    meta = {"mode": "cpu", "cpu": cpu_name(), "date": datetime.date.today().isoformat(),
+            "commit": commit_of(ARGS.commit), "threads": ARGS.threads}
+    cols = ["mode", "cpu", "date", "commit", "threads", "precision", "m", "n", "batch", "batchsvd_ms", "numpy_ms",
+            "ratio", "e1_u", "e2_u", "e3_u", "e4_u"]
+    print("# %s | %d threads | commit %s | seed %d" % (meta["cpu"], ARGS.threads, meta["commit"], seed), flush=True)
+    out = open(ARGS.out, "w") if ARGS.out else None
+    if out:
+        out.write(",".join(cols) + "\n")
+    print(",".join(cols), flush=True)
+    for prec in [p.strip() for p in ARGS.precisions.split(",") if p.strip()]:
+        dtype = np.dtype(prec)
+        u = np.finfo(dtype).eps / 2
+        for m, n, batch in cases(ARGS.group):
+            if batch is None:  # about --seconds of NumPy's time
+                probe = rng.standard_normal((8, m, n)).astype(dtype)
+                per = median_ms(lambda: np.linalg.svd(probe, full_matrices=False), 1) / 8
+                batch = int(min(200000, max(2, ARGS.seconds * 1e3 / max(per, 1e-6))))
+            a = rng.standard_normal((batch, m, n)).astype(dtype)
+            ours = median_ms(lambda: batchsvd.svd(a), ARGS.reps)
+            theirs = median_ms(lambda: np.linalg.svd(a, full_matrices=False), ARGS.reps)
+            uu, s, vh = batchsvd.svd(a[:16])
+            e = error_measures(a[:16].astype(np.float64), uu.astype(np.float64), s.astype(np.float64),
+                               vh.astype(np.float64), 1.0)
+            row = dict(meta, precision=prec, m=m, n=n, batch=batch, batchsvd_ms="%.3f" % ours,
+                       numpy_ms="%.3f" % theirs, ratio="%.3f" % (theirs / ours),
+                       **{"e%d_u" % i: "%.2f" % (float(np.max(e["e%d" % i])) / u) for i in range(1, 5)})
+            line = ",".join(str(row[c]) for c in cols)
+            print(line, flush=True)
+            if out:
+                out.write(line + "\n")
+                out.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The BLAS and LAPACK routines the CPU backend's preconditioning calls (Fortran symbols,
+// gfortran ABI: trailing hidden string lengths), behind one overload per precision. Built only
+// with BATCHSVD_WITH_LAPACK.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+
+namespace batchsvd::cpu::lapack {
+
+using fstrlen = std::size_t;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+extern "C" {
+void ssyrk_(const char*, const char*, const int*, const int*, const float*, const float*, const int*,
+            const float*, float*, const int*, fstrlen, fstrlen);
+void dsyrk_(const char*, const char*, const int*, const int*, const double*, const double*, const int*,
+            const double*, double*, const int*, fstrlen, fstrlen);
+void cherk_(const char*, const char*, const int*, const int*, const float*, const cf*, const int*, const float*,
+            cf*, const int*, fstrlen, fstrlen);
+void zherk_(const char*, const char*, const int*, const int*, const double*, const cd*, const int*,
+            const double*, cd*, const int*, fstrlen, fstrlen);
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*, fstrlen, fstrlen);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*,
+            const int*, const double*, const int*, const double*, double*, const int*, fstrlen, fstrlen);
+void cgemm_(const char*, const char*, const int*, const int*, const int*, const cf*, const cf*, const int*,
+            const cf*, const int*, const cf*, cf*, const int*, fstrlen, fstrlen);
+void zgemm_(const char*, const char*, const int*, const int*, const int*, const cd*, const cd*, const int*,
+            const cd*, const int*, const cd*, cd*, const int*, fstrlen, fstrlen);
+void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
+             const int*, int*, fstrlen, fstrlen);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*,
+             const int*, int*, fstrlen, fstrlen);
+void cheevd_(const char*, const char*, const int*, cf*, const int*, float*, cf*, const int*, float*, const int*,
+             int*, const int*, int*, fstrlen, fstrlen);
+void zheevd_(const char*, const char*, const int*, cd*, const int*, double*, cd*, const int*, double*,
+             const int*, int*, const int*, int*, fstrlen, fstrlen);
+}
+
+/// Lower triangle of G = X^H X (X rows x n, G n x n).
+inline void gram_lower(int n, int rows, const float* x, int ldx, float* g, int ldg) {
+    const float one = 1, zero = 0;
+    ssyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+}
+inline void gram_lower(int n, int rows, const double* x, int ldx, double* g, int ldg) {
+    const double one = 1, zero = 0;
+    dsyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+}
+inline void gram_lower(int n, int rows, const cf* x, int ldx, cf* g, int ldg) {
+    const float one = 1, zero = 0;
+    cherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+}
+inline void gram_lower(int n, int rows, const cd* x, int ldx, cd* g, int ldg) {
+    const double one = 1, zero = 0;
+    zherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+}
+
+/// C = A B (A m x k, B k x n, C m x n).
+#define BATCHSVD_GEMM_(T, f)                                                                              \
+    inline void gemm_nn(int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) { \
+        const T one = T(1), zero = T(0);                                                                  \
+        f("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);                           \
+    }
+BATCHSVD_GEMM_(float, sgemm_)
+BATCHSVD_GEMM_(double, dgemm_)
+BATCHSVD_GEMM_(cf, cgemm_)
+BATCHSVD_GEMM_(cd, zgemm_)
+#undef BATCHSVD_GEMM_
+
+/// Eigenvalues (ascending, in w) and eigenvectors (over g) of the Hermitian g, lower triangle;
+/// the workspaces are grown as the routine asks. Returns LAPACK's info.
+template <class T> struct EigenWorkspace {
+    std::vector<T> work;
+    std::vector<real_t<T>> rwork;
+    std::vector<int> iwork;
+};
+
+template <class T> int eigen_lower(int n, T* g, int ldg, real_t<T>* w, EigenWorkspace<T>& ws) {
+    int info = 0, lwork = -1, lrwork = -1, liwork = -1;
+    T wq{};
+    real_t<T> rq{};
+    int iq = 0;
+    auto call = [&](T* work, int lw, real_t<T>* rwork, int lrw, int* iwork, int liw) {
+        if constexpr (std::is_same_v<T, float>) ssyevd_("V", "L", &n, g, &ldg, w, work, &lw, iwork, &liw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, double>) dsyevd_("V", "L", &n, g, &ldg, w, work, &lw, iwork, &liw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, cf>)
+            cheevd_("V", "L", &n, g, &ldg, w, work, &lw, rwork, &lrw, iwork, &liw, &info, 1, 1);
+        else zheevd_("V", "L", &n, g, &ldg, w, work, &lw, rwork, &lrw, iwork, &liw, &info, 1, 1);
+    };
+    call(&wq, lwork, &rq, lrwork, &iq, liwork);  // workspace query
+    if (info != 0) return info;
+    lwork = std::max(1, int(std::real(wq)));
+    lrwork = std::max(1, int(rq));
+    liwork = std::max(1, iq);
+    if (ws.work.size() < std::size_t(lwork)) ws.work.resize(std::size_t(lwork));
+    if (ws.rwork.size() < std::size_t(lrwork)) ws.rwork.resize(std::size_t(lrwork));
+    if (ws.iwork.size() < std::size_t(liwork)) ws.iwork.resize(std::size_t(liwork));
+    call(ws.work.data(), lwork, ws.rwork.data(), lrwork, ws.iwork.data(), liwork);
+    return info;
+}
+
+}  // namespace batchsvd::cpu::lapack

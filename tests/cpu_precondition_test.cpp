@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The CPU backend's preconditioning (src/cpu/precondition.hpp): it runs where the rule says
+// (fewer sweeps), keeps the Jacobi iteration's accuracy on every family and precision, keeps
+// the relative accuracy of the small singular values of graded matrices, and gives results
+// independent of the thread count. Skipped in a build without LAPACK, where it is off.
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "svd_check.hpp"
+
+namespace batchsvd::test {
+namespace {
+
+#if BATCHSVD_TEST_CPU_PRECONDITION
+#define SKIP_UNLESS_PRECONDITION() (void)0
+#else
+#define SKIP_UNLESS_PRECONDITION() GTEST_SKIP() << "built without LAPACK: the CPU backend does not precondition"
+#endif
+
+Options cpu_options(PreconditionMode mode) {
+    Options o;
+    o.backend = Backend::cpu;
+    o.precondition = mode;
+    return o;
+}
+
+class CpuPrecondition : public ::testing::TestWithParam<Dtype> {
+protected:
+    template <class F> void run(F&& f) { with_dtype(GetParam(), f); }
+};
+
+TEST_P(CpuPrecondition, FewerSweepsWhereTheRuleTakesIt) {
+    SKIP_UNLESS_PRECONDITION();
+    run([&](auto zero) {
+        using T = decltype(zero);
+        const index_t n = 64, batch = 3;
+        const std::vector<T> a = testing::generate_batch<T>(testing::Family::random, n, n, batch, testing::fresh_seed());
+        for (PreconditionMode mode : {PreconditionMode::automatic, PreconditionMode::never}) {
+            std::vector<int> sweeps(batch, -1);
+            Options o = cpu_options(mode);
+            o.sweeps = sweeps.data();
+            const Result<T> r = solve<T>(n, n, batch, a, o);
+            for (index_t b = 0; b < batch; ++b) {
+                ASSERT_EQ(r.info[b], 0);
+                if (mode == PreconditionMode::automatic) EXPECT_LE(sweeps[b], 4) << "matrix " << b;
+                else EXPECT_GE(sweeps[b], 6) << "matrix " << b;
+            }
+        }
+    });
+}
+
+/// Every family, tall (through QR), wide and square, and orders below the rule's (always).
+TEST_P(CpuPrecondition, AccurateOnEveryFamily) {
+    SKIP_UNLESS_PRECONDITION();
+    run([&](auto zero) {
+        using T = decltype(zero);
+        constexpr index_t shapes[][3] = {{2, 2, 8}, {5, 3, 8}, {9, 9, 4}, {40, 40, 2}, {30, 70, 2}, {130, 50, 1}};
+        for (testing::Family f : testing::all_families)
+            for (const auto& s : shapes) {
+                SCOPED_TRACE(std::string(testing::to_string(f)) + " " + std::to_string(s[0]) + " x " +
+                             std::to_string(s[1]));
+                check_accuracy<T>(Backend::cpu, f, s[0], s[1], s[2], cpu_options(PreconditionMode::always));
+            }
+    });
+}
+
+/// W = B D, the columns of a well-conditioned B scaled over twelve orders of magnitude (and
+/// the rows, for W^H): one-sided Jacobi finds every singular value to a few ulps relative,
+/// the smallest included. Preconditioned, it must stay so: its product W V0 is a perturbation
+/// of each column of W relative to the largest columns, which the iteration then undoes.
+TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
+    SKIP_UNLESS_PRECONDITION();
+    run([&](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t n = 40;
+        const double span = sizeof(R) == 8 ? 12 : 5;
+        std::mt19937_64 gen(testing::fresh_seed());
+        std::normal_distribution<double> normal;
+        for (bool columns : {true, false}) {
+            std::vector<T> a(std::size_t(n * n));
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < n; ++i) {
+                    const double g = std::pow(10.0, -span * double(columns ? j : i) / double(n - 1));
+                    T x;
+                    if constexpr (std::is_same_v<T, R>) x = T(normal(gen) * g);
+                    else x = T(R(normal(gen) * g), R(normal(gen) * g));
+                    a[std::size_t(i + j * n)] = x;
+                }
+            const Result<T> plain = solve<T>(n, n, 1, a, cpu_options(PreconditionMode::never));
+            const Result<T> pre = solve<T>(n, n, 1, a, cpu_options(PreconditionMode::always));
+            ASSERT_EQ(plain.info[0], 0);
+            ASSERT_EQ(pre.info[0], 0);
+            double worst = 0;
+            for (index_t i = 0; i < n; ++i)
+                worst = std::max(worst, double(std::abs(pre.s[i] - plain.s[i]) / plain.s[i]));
+            EXPECT_LT(worst, 200 * testing::unit_roundoff<T>())
+                << (columns ? "graded columns" : "graded rows") << ", smallest " << plain.s[n - 1];
+        }
+    });
+}
+
+TEST_P(CpuPrecondition, ThreadCountDoesNotChangeResults) {
+    SKIP_UNLESS_PRECONDITION();
+    run([&](auto zero) {
+        using T = decltype(zero);
+        const index_t n = 48, batch = 6;
+        const std::vector<T> a = testing::generate_batch<T>(testing::Family::geo, n, n, batch, testing::fresh_seed());
+        const int before = omp_get_max_threads();
+        omp_set_num_threads(1);
+        const Result<T> one = solve<T>(n, n, batch, a, cpu_options(PreconditionMode::automatic));
+        omp_set_num_threads(std::max(2, before));
+        const Result<T> many = solve<T>(n, n, batch, a, cpu_options(PreconditionMode::automatic));
+        omp_set_num_threads(before);
+        EXPECT_EQ(0, std::memcmp(one.s.data(), many.s.data(), one.s.size() * sizeof(one.s[0])));
+        EXPECT_EQ(0, std::memcmp(one.u.data(), many.u.data(), one.u.size() * sizeof(T)));
+        EXPECT_EQ(0, std::memcmp(one.v.data(), many.v.data(), one.v.size() * sizeof(T)));
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CpuPrecondition, ::testing::Values(Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128),
+                         [](const ::testing::TestParamInfo<Dtype>& i) { return std::string(to_string(i.param)); });
+
+}  // namespace
+}  // namespace batchsvd::test
