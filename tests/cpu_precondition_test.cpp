@@ -67,10 +67,11 @@ TEST_P(CpuPrecondition, AccurateOnEveryFamily) {
     });
 }
 
-/// W = B D, the columns of a well-conditioned B scaled over twelve orders of magnitude (and
-/// the rows, for W^H): one-sided Jacobi finds every singular value to a few ulps relative,
-/// the smallest included. Preconditioned, it must stay so: its product W V0 is a perturbation
-/// of each column of W relative to the largest columns, which the iteration then undoes.
+/// W = B D, the columns of a Gaussian B scaled over twelve orders of magnitude (five in single
+/// precision; and the rows, for W^H): one-sided Jacobi finds every singular value to about
+/// u kappa(B) relative (kappa of a Gaussian 40^2 is 10^2-10^3), the smallest included, where a
+/// normwise-accurate method errs by u sigma_1 / sigma_min (10^5-10^12 u here). Preconditioned
+/// it must stay relatively accurate: the two agree to 2000u (measured: 30-400u).
 TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
     SKIP_UNLESS_PRECONDITION();
     run([&](auto zero) {
@@ -97,7 +98,7 @@ TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
             double worst = 0;
             for (index_t i = 0; i < n; ++i)
                 worst = std::max(worst, double(std::abs(pre.s[i] - plain.s[i]) / plain.s[i]));
-            EXPECT_LT(worst, 200 * testing::unit_roundoff<T>())
+            EXPECT_LT(worst, 2000 * testing::unit_roundoff<T>())
                 << (columns ? "graded columns" : "graded rows") << ", smallest " << plain.s[n - 1];
         }
     });

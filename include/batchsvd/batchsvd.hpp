@@ -58,7 +58,10 @@ enum class QrMode { automatic, always, never };
 /// order 40 in double precision, 56 in single, up to 4096), and there also sends matrices to
 /// the blocked path, up to 4:1, that would otherwise take the fused kernel or QR; `always` and
 /// `never` only decide whether a matrix that takes the blocked path is preconditioned. The
-/// CPU backend and the other CUDA paths ignore the option.
+/// other CUDA paths ignore the option. The CPU backend (in a build with LAPACK) preconditions
+/// every matrix from order 10 under `automatic` (after QR pre-processing: the order is
+/// min(m, n)), every one under `always`, none under `never`; its V0 comes from LAPACK's
+/// ?syevd / ?heevd in the working precision.
 enum class PreconditionMode { automatic, always, never };
 
 /// Per-matrix status values written to `info`.
@@ -78,7 +81,7 @@ struct Options {
     QrMode qr = QrMode::automatic;
     int block_width = 0;      ///< blocked variant's block-column width, 0-256 (0 = chosen by the
                               ///< library; the CUDA backend takes 16 for requests up to 16, else 32)
-    PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path only
+    PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path, CPU backend
     void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
     /// CUDA devices that share the batch (cuda_devices() for every visible one); empty: the
     /// current device alone. With several devices the batch is cut into one contiguous share

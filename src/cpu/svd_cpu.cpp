@@ -60,12 +60,14 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     };
     // One matrix after another, each with its round-robin steps' pairs shared among the
     // threads: when there are too few matrices to give every thread one (worth it from 64
-    // columns), and from 256 columns always, where one matrix and its V fill a core's cache
+    // columns), and from 288 columns always, where one matrix and its V fill a core's cache
     // and several at once thrash it (1.7-1.9x faster at 256 and 512 on the development
-    // machine, slower at 128; 2026-11-23, docs/benchmarks.md).
+    // machine, slower at 128; 2026-11-23, docs/benchmarks.md). Preconditioned, with 2-3
+    // sweeps, a matrix a thread is faster at 256 (16 x 256^2 float64: 101 ms against 221)
+    // and about even at 288-320 (2026-11-27).
     const index_t k = std::min(m, n);
     const BlasThreadsFor blas(use_precondition<T>(opts.precondition, k));
-    if ((k >= 64 && batch < omp_get_max_threads()) || k >= 256) {
+    if ((k >= 64 && batch < omp_get_max_threads()) || k >= 288) {
         Workspace<T> ws;
         for (index_t b = 0; b < batch; ++b) solve(b, ws, true);
     } else {
@@ -110,12 +112,12 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
             out_of_memory = true;
         }
     };
-    // The large ones (as gesvd: from 256 columns a matrix and its V fill a core's cache) one
+    // The large ones (as gesvd: from 288 columns a matrix and its V fill a core's cache) one
     // after another with the threads sharing their pairs, then the rest one a thread.
     std::size_t first_small = 0;
     {
         Workspace<T> ws;
-        while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 256)
+        while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
             solve(order[first_small++], ws, true);
     }
     const index_t rest = index_t(order.size() - first_small);
