@@ -8,6 +8,8 @@
 // running them at once.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "core/ordering.hpp"
@@ -51,28 +53,55 @@ bool rotate_if_needed(index_t rows, T* xi, T* xj, index_t vrows, T* vi, T* vj, r
     return true;
 }
 
+/// Gram-tested sweeps: from the second sweep on, G = X^H X is formed once a sweep (by the
+/// BLAS, `gram` fills its lower triangle), and a pair of columns that no rotation has touched
+/// since is tested on G's entry instead of its own dot product. A pair G fails is tested and
+/// rotated as usual. After preconditioning most pairs pass from the second sweep on, and the
+/// sweeps' dot products (one a pair, level-1 work) were most of the time (400^2 float64).
+template <class T> struct GramTest {
+    void (*gram)(index_t rows, index_t cols, const T* x, index_t ldx, T* g) = nullptr;
+    std::vector<T> g;
+    std::vector<char> touched;
+};
+
 /// One-sided Jacobi on X (rows x cols, ldx), accumulating the rotations into V (cols x cols,
-/// ldv, must hold the identity on entry) unless V is null. With `parallel`, the disjoint
-/// pairs of each round-robin step are shared among OpenMP threads (for a batch too small to
-/// occupy them); the result is bitwise the same either way.
+/// ldv, must hold the identity, or the preconditioner's V0, on entry) unless V is null. With
+/// `parallel`, the disjoint pairs of each round-robin step are shared among OpenMP threads
+/// (for a batch too small to occupy them); the result is bitwise the same either way.
+/// `gram`: Gram-tested sweeps (above), or null.
 template <class T>
 JacobiResult jacobi_unblocked(index_t rows, index_t cols, T* X, index_t ldx, T* V,
                               index_t ldv, const core::Tolerance<real_t<T>>& tol, int max_sweeps,
-                              std::vector<real_t<T>>& norms, bool parallel = false) {
+                              std::vector<real_t<T>>& norms, bool parallel = false,
+                              GramTest<T>* gram = nullptr) {
     JacobiResult res;
     norms.resize(cols);
     const int n = static_cast<int>(cols);
+    bool gram_tested = false;  // this sweep's G is current
     auto pair = [&](int step, int p) {
         const core::IndexPair ij = core::round_robin_pair(n, step, p);
         if (ij.j >= n) return false;  // phantom column of an odd count
+        if (gram_tested && !gram->touched[ij.i] && !gram->touched[ij.j]) {
+            const index_t hi = std::max(ij.i, ij.j), lo = std::min(ij.i, ij.j);
+            const real_t<T> abs_c = std::abs(gram->g[std::size_t(hi + lo * cols)]);
+            if (!core::needs_rotation(abs_c, norms[ij.i], norms[ij.j], tol)) return false;
+        }
         T* vi = V ? V + ij.i * ldv : nullptr;
         T* vj = V ? V + ij.j * ldv : nullptr;
-        return rotate_if_needed<T>(rows, X + ij.i * ldx, X + ij.j * ldx, cols, vi, vj,
-                                   norms[ij.i], norms[ij.j], tol);
+        const bool turned = rotate_if_needed<T>(rows, X + ij.i * ldx, X + ij.j * ldx, cols, vi, vj,
+                                                norms[ij.i], norms[ij.j], tol);
+        if (turned && gram_tested) gram->touched[ij.i] = gram->touched[ij.j] = 1;
+        return turned;
     };
     while (res.sweeps < max_sweeps) {
         ++res.sweeps;
         bool rotated = false;
+        gram_tested = gram && gram->gram && res.sweeps > 1;
+        if (gram_tested) {
+            gram->g.resize(std::size_t(cols) * cols);
+            gram->touched.assign(std::size_t(cols), 0);
+            gram->gram(rows, cols, X, ldx, gram->g.data());
+        }
         // Two loops rather than `omp parallel if (parallel)`: an inactive parallel region
         // still costs a team set-up per step: about a third of the time at 32 x 32.
         if (parallel) {

@@ -45,6 +45,16 @@ template <class T> struct PreconditionWorkspace {
 #endif
 };
 
+/// The lower triangle of G = X^H X (cols x cols, ld cols): the Gram-tested sweeps' G
+/// (jacobi_unblocked.hpp). Only called where precondition_available.
+template <class T> void gram_lower_of(index_t rows, index_t cols, const T* X, index_t ldx, T* g) {
+#if defined(BATCHSVD_HAVE_LAPACK)
+    lapack::gram_lower(int(cols), int(rows), X, int(ldx), g, int(cols));
+#else
+    (void)rows, (void)cols, (void)X, (void)ldx, (void)g;
+#endif
+}
+
 /// X (rows x cols, ldx) <- X V0 and v0 (cols x cols, ld cols) <- V0. Returns false, leaving X
 /// and v0 untouched, when the eigensolver fails (the iteration then starts from X and I).
 template <class T>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -32,6 +33,7 @@ template <class T> struct Workspace {
     std::vector<index_t> perm;
     BlockedWorkspace<T> blocked;
     PreconditionWorkspace<T> pre;
+    GramTest<T> gram;
 };
 
 template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
@@ -117,6 +119,8 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
     const bool try_precondition = use_precondition<T>(opt.precondition, N);
     if (want_right || try_precondition) ws.right.assign(static_cast<size_t>(N) * N, T(0));
     const bool preconditioned = try_precondition && precondition(rows, N, X, rows, ws.right.data(), ws.pre);
+    static const bool gram_tests = !std::getenv("BATCHSVD_CPU_NO_GRAM_TEST");  // (measurements)
+    ws.gram.gram = gram_tests ? &gram_lower_of<T> : nullptr;
     if (!preconditioned && want_right)
         for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
     T* V = want_right ? ws.right.data() : nullptr;
@@ -129,7 +133,7 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
     const JacobiResult jr =
         blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
                 : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms,
-                                   parallel_pairs);
+                                   parallel_pairs, preconditioned ? &ws.gram : nullptr);
 
     sort_by_norm(rows, N, X, rows, tol.negligible, ws.sigma, ws.perm);
     for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
