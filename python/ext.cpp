@@ -104,14 +104,14 @@ void run(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
 }
 
 /// gesvd(a, s, u, v, info, m, n, batch, lda, stride_a, ldu, stride_u, ldv, stride_v,
-///       stride_s, tol, max_sweeps, stream, devices, sweeps=None): column-major strided
-///       batches, as the C++ API (devices: Options::devices; sweeps: Options::sweeps, int32,
-///       one entry a matrix, or None).
+///       stride_s, tol, max_sweeps, stream, devices, sweeps=None, threads=0): column-major
+///       strided batches, as the C++ API (devices: Options::devices; sweeps: Options::sweeps,
+///       int32, one entry a matrix, or None; threads: Options::threads).
 void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u,
            const std::optional<AnyArray>& v, const AnyArray& info, index_t m, index_t n,
            index_t batch, index_t lda, index_t sa, index_t ldu, index_t su, index_t ldv,
            index_t sv, index_t ss, double tol, int max_sweeps, std::uintptr_t stream,
-           const std::vector<int>& devices, const std::optional<AnyArray>& sweeps) {
+           const std::vector<int>& devices, const std::optional<AnyArray>& sweeps, int threads) {
     const int dev = a.device_type();
     auto same_device = [&](const auto& x) {
         return x.device_type() == dev && x.device_id() == a.device_id();
@@ -126,6 +126,7 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     o.compute_v = v.has_value();
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
+    o.threads = threads;
     o.stream = reinterpret_cast<void*>(stream);
     o.devices = devices;
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
@@ -237,7 +238,7 @@ void run_vbatched(const ListLayout& l, const AnyArray& s, const std::optional<An
 batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, const std::optional<AnyArray>& u,
                                const std::optional<AnyArray>& v, const AnyArray& info,
                                const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                               std::uintptr_t stream) {
+                               std::uintptr_t stream, int threads) {
     auto same_device = [&](const auto& x) { return x.device_type() == dev && x.device_id() == dev_id; };
     if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
         (sweeps && !same_device(*sweeps)))
@@ -249,6 +250,7 @@ batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, 
     o.compute_v = v.has_value();
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
+    o.threads = threads;
     o.stream = reinterpret_cast<void*>(stream);
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
     return o;
@@ -266,7 +268,7 @@ void dispatch_vbatched(const Dtype& dtype, const ListLayout& l, const AnyArray& 
 }
 
 /// gesvd_vbatched(a, rows, cols, lda, s, s_offset, u, u_offset, v, v_offset, swap, info,
-///                sweeps, tol, max_sweeps, stream): one batchsvd::gesvd_vbatched call on a
+///                sweeps, tol, max_sweeps, stream, threads=0): one batchsvd::gesvd_vbatched call on a
 ///       list of arrays of one dtype and one device (a TypeError names the first matrix of
 ///       another dtype, a ValueError the first on another device), with the layout of
 ///       ListLayout; s, u, v flat buffers (u and v both or neither), info and sweeps (None:
@@ -278,7 +280,7 @@ void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& r
                     const std::optional<AnyArray>& v, const std::vector<index_t>& v_offset,
                     const std::vector<int>& swap, const AnyArray& info,
                     const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                    std::uintptr_t stream) {
+                    std::uintptr_t stream, int threads) {
     const size_t batch = a.size();
     for (const size_t len : {rows.size(), cols.size(), lda.size(), s_offset.size(), u_offset.size(),
                              v_offset.size(), swap.size()})
@@ -298,7 +300,7 @@ void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& r
             fail("the matrices of a list must be on one device; matrix " + std::to_string(b) +
                  " is on another device than matrix 0");
     }
-    const batchsvd::Options o = list_options(dev, dev_id, s, u, v, info, sweeps, tol, max_sweeps, stream);
+    const batchsvd::Options o = list_options(dev, dev_id, s, u, v, info, sweeps, tol, max_sweeps, stream, threads);
     std::vector<const void*> pa(batch);
     std::vector<std::int64_t> swap64(swap.begin(), swap.end());
     const ListLayout l{index_t(batch), pa.data(), rows.data(), cols.data(), lda.data(),
@@ -318,7 +320,8 @@ using IndexVector = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, n
 using PointerVector = nb::ndarray<const std::uint64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 /// gesvd_vbatched_pointers(a, pointers, dtype, cuda, device, rows, cols, lda, s, s_offset, u,
-///                         u_offset, v, v_offset, swap, info, sweeps, tol, max_sweeps, stream):
+///                         u_offset, v, v_offset, swap, info, sweeps, tol, max_sweeps, stream,
+///                         threads=0):
 ///       gesvd_vbatched on matrices the caller has checked and laid out: matrix b at
 ///       pointers[b] (None: the data pointer of a[b] through the buffer protocol, for NumPy
 ///       arrays), all of `dtype` ("float32", ...) in host memory (cuda False) or on CUDA
@@ -332,7 +335,7 @@ void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& p
                              const IndexVector& u_offset, const std::optional<AnyArray>& v,
                              const IndexVector& v_offset, const IndexVector& swap, const AnyArray& info,
                              const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                             std::uintptr_t stream) {
+                             std::uintptr_t stream, int threads) {
     const size_t batch = rows.shape(0);
     for (const size_t len : {cols.shape(0), lda.shape(0), s_offset.shape(0), u_offset.shape(0),
                              v_offset.shape(0), swap.shape(0)})
@@ -343,7 +346,7 @@ void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& p
     if (u.has_value() != v.has_value()) fail("gesvd_vbatched: give U and V both or neither");
     if (batch == 0) return;
     const int dev = cuda ? nb::device::cuda::value : nb::device::cpu::value;
-    const batchsvd::Options o = list_options(dev, cuda ? device : 0, s, u, v, info, sweeps, tol, max_sweeps, stream);
+    const batchsvd::Options o = list_options(dev, cuda ? device : 0, s, u, v, info, sweeps, tol, max_sweeps, stream, threads);
     std::vector<const void*> pa(batch);
     if (pointers) {
         const std::uint64_t* p = pointers->data();
@@ -455,17 +458,18 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("lda"),
           nb::arg("stride_a"), nb::arg("ldu"), nb::arg("stride_u"), nb::arg("ldv"),
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none());
+          nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none(), nb::arg("threads") = 0);
     m.def("gesvd_vbatched", &gesvd_vbatched, nb::arg("a"), nb::arg("rows"), nb::arg("cols"),
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(),
           nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),
           nb::arg("info"), nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"));
+          nb::arg("stream"), nb::arg("threads") = 0);
     m.def("gesvd_vbatched_pointers", &gesvd_vbatched_pointers, nb::arg("a"), nb::arg("pointers").none(),
           nb::arg("dtype"), nb::arg("cuda"), nb::arg("device"), nb::arg("rows"), nb::arg("cols"),
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(), nb::arg("u_offset"),
           nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"), nb::arg("info"),
-          nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("stream"));
+          nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("stream"),
+          nb::arg("threads") = 0);
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
 #if BATCHSVD_PYTHON_JAX

@@ -40,6 +40,7 @@ void check_options(const Options& opts) {
     if (!(opts.tol_factor > 0) || !std::isfinite(opts.tol_factor))
         invalid("tol_factor must be a positive finite number");
     if (opts.max_sweeps < 1) invalid("max_sweeps must be >= 1");
+    if (opts.threads < 0) invalid("threads must be >= 0 (0: OpenMP's default)");
     if (opts.block_width < 0 || opts.block_width > 256)
         invalid("block_width must be 0 (automatic) or in [1, 256]");
 }

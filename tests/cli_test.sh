@@ -55,8 +55,8 @@ check_help() {
         pass "batchsvd${name:+ $name} --help"
     else fail "batchsvd${name:+ $name} --help (rc $rc), missing: ${missing[*]}"; fi
 }
-svd_options=(--out --backend --devices --tol --max-sweeps --no-u --no-v --progress --quiet -h,--help)
-demo_options=(--m --n --batch --dtype --family --seed --backend --devices --tol --max-sweeps -h,--help)
+svd_options=(--out --backend --devices --tol --max-sweeps --threads --no-u --no-v --progress --quiet -h,--help)
+demo_options=(--m --n --batch --dtype --family --seed --backend --devices --tol --max-sweeps --threads -h,--help)
 run svd_help "$BIN" svd --help
 check_help svd IN "${svd_options[@]}"
 run demo_help "$BIN" demo -h
@@ -108,7 +108,7 @@ svd_case f64_c '<f8' 100,40,25 C
 svd_case c64_f '<c8' 30,16,24 F
 svd_case c64_c '<c8' 20,9,9 C --backend auto
 svd_case f32_2d_f '<f4' 20,7 F
-svd_case c128_2d '<c16' 6,11 C --backend cpu --tol 10 --max-sweeps 50
+svd_case c128_2d '<c16' 6,11 C --backend cpu --tol 10 --max-sweeps 50 --threads 2
 svd_case f64_big_endian '>f8' 4,5,3 C
 svd_case f64_f_wide '<f8' 7,3,8 F
 svd_case no_u '<f8' 10,6,5 C --no-u
@@ -186,6 +186,7 @@ expect_error unknown_option 2 svd "$WORK/good.npy" --out @OUT@ --frobnicate
 expect_error bad_tol 2 svd "$WORK/good.npy" --out @OUT@ --tol abc
 expect_error negative_tol 2 svd "$WORK/good.npy" --out @OUT@ --tol -1
 expect_error zero_sweeps 2 svd "$WORK/good.npy" --out @OUT@ --max-sweeps 0
+expect_error zero_threads 2 svd "$WORK/good.npy" --out @OUT@ --threads 0
 expect_error bad_backend 2 svd "$WORK/good.npy" --out @OUT@ --backend gpu
 expect_error bad_devices 2 svd "$WORK/good.npy" --out @OUT@ --devices 0,x
 expect_error negative_device 2 svd "$WORK/good.npy" --out @OUT@ --devices -1

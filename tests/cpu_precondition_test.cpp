@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The CPU backend's preconditioning (src/cpu/precondition.hpp): it runs where the rule says
-// (fewer sweeps), keeps the Jacobi iteration's accuracy on every family and precision, keeps
-// the relative accuracy of the small singular values of graded matrices, and gives results
-// independent of the thread count. Skipped in a build without LAPACK, where it is off.
-#include <omp.h>
-
+// (fewer sweeps), keeps the Jacobi iteration's accuracy on every family and precision, and
+// keeps the relative accuracy of the small singular values of graded matrices
+// (tests/cpu_threads_test.cpp: results independent of the thread count). Skipped in a build
+// without LAPACK, where it is off.
 #include <cmath>
-#include <cstring>
 #include <random>
 
 #include "svd_check.hpp"
@@ -101,24 +99,6 @@ TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
             EXPECT_LT(worst, 2000 * testing::unit_roundoff<T>())
                 << (columns ? "graded columns" : "graded rows") << ", smallest " << plain.s[n - 1];
         }
-    });
-}
-
-TEST_P(CpuPrecondition, ThreadCountDoesNotChangeResults) {
-    SKIP_UNLESS_PRECONDITION();
-    run([&](auto zero) {
-        using T = decltype(zero);
-        const index_t n = 48, batch = 6;
-        const std::vector<T> a = testing::generate_batch<T>(testing::Family::geo, n, n, batch, testing::fresh_seed());
-        const int before = omp_get_max_threads();
-        omp_set_num_threads(1);
-        const Result<T> one = solve<T>(n, n, batch, a, cpu_options(PreconditionMode::automatic));
-        omp_set_num_threads(std::max(2, before));
-        const Result<T> many = solve<T>(n, n, batch, a, cpu_options(PreconditionMode::automatic));
-        omp_set_num_threads(before);
-        EXPECT_EQ(0, std::memcmp(one.s.data(), many.s.data(), one.s.size() * sizeof(one.s[0])));
-        EXPECT_EQ(0, std::memcmp(one.u.data(), many.u.data(), one.u.size() * sizeof(T)));
-        EXPECT_EQ(0, std::memcmp(one.v.data(), many.v.data(), one.v.size() * sizeof(T)));
     });
 }
 

@@ -92,7 +92,7 @@ std::vector<int> parse_devices(const std::string& text) {
     }
 }
 
-/// --backend, --devices, --tol and --max-sweeps, which svd and demo share.
+/// --backend, --devices, --tol, --max-sweeps and --threads, which svd and demo share.
 void add_solver_options(CLI::App& app, Options& opts) {
     add_value(app, "--backend", "B", "auto, cpu or cuda (default auto)",
               [&opts](const std::string& v) { opts.backend = parse_backend(v); });
@@ -103,6 +103,10 @@ void add_solver_options(CLI::App& app, Options& opts) {
     add_value(app, "--max-sweeps", "N", "sweep limit per matrix (default 100)",
               [&opts](const std::string& v) {
                   opts.max_sweeps = static_cast<int>(parse_integer("--max-sweeps", v, 1, 1000000));
+              });
+    add_value(app, "--threads", "T", "CPU backend threads (default: OMP_NUM_THREADS, else\nevery core)",
+              [&opts](const std::string& v) {
+                  opts.threads = static_cast<int>(parse_integer("--threads", v, 1, 100000));
               });
 }
 

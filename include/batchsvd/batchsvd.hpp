@@ -82,6 +82,10 @@ struct Options {
     int block_width = 0;      ///< blocked variant's block-column width, 0-256 (0 = chosen by the
                               ///< library; the CUDA backend takes 16 for requests up to 16, else 32)
     PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path, CPU backend
+    /// CPU backend: the OpenMP threads of this call; 0 takes OpenMP's default
+    /// (omp_get_max_threads(), which OMP_NUM_THREADS sets). Results do not depend on it. The
+    /// CUDA backend ignores it.
+    int threads = 0;
     void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
     /// CUDA devices that share the batch (cuda_devices() for every visible one); empty: the
     /// current device alone. With several devices the batch is cut into one contiguous share

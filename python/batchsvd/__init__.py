@@ -430,11 +430,14 @@ def _info_mode(return_info):
     return 1 if return_info else 0
 
 
-def _check_options(tol, max_sweeps):
+def _check_options(tol, max_sweeps, threads=None):
     if tol is not None and not (tol > 0):
         raise ValueError("batchsvd.svd: tol must be positive")
     if max_sweeps is not None and max_sweeps < 1:
         raise ValueError("batchsvd.svd: max_sweeps must be >= 1")
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, (int, np.integer))
+                                or threads < 1):
+        raise ValueError("batchsvd.svd: threads must be None or an integer >= 1, got %r" % (threads,))
 
 
 def _check_status(status, where):
@@ -456,7 +459,7 @@ _REAL = {"float32": "float32", "float64": "float64", "complex64": "float32",
          "complex128": "float64"}
 
 
-def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
+def _svd(a, compute_uv, tol, max_sweeps, return_info, devices, threads=None):
     mode = _info_mode(return_info)
     devices = _device_list(devices)
     fw, arr, back = _framework(a)
@@ -473,7 +476,7 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
     batch_shape, m, n = shape[:-2], shape[-2], shape[-1]
     batch = int(np.prod(batch_shape, dtype=np.int64))
     k = min(m, n)
-    _check_options(tol, max_sweeps)
+    _check_options(tol, max_sweeps, threads)
 
     if batch * m * n == 0:
         layout = ("C", max(n, 1), m * n)
@@ -501,7 +504,7 @@ def _svd(a, compute_uv, tol, max_sweeps, return_info, devices):
                             rows, rows * k, cols, cols * k, k,
                             30.0 if tol is None else float(tol),
                             100 if max_sweeps is None else int(max_sweeps), fw.stream(arr),
-                            devices, sweeps)
+                            devices, sweeps, 0 if threads is None else int(threads))
         else:  # nothing to decompose (k == 0 or an empty batch): every matrix "converged"
             info = fw.zero_info(info)
             sweeps = fw.zero_info(sweeps) if sweeps is not None else None
@@ -694,7 +697,7 @@ def _runs(ms, ns, swap, by_swap):
     return list(zip([0] + cuts, cuts + [len(ms)]))
 
 
-def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
+def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads=None):
     """A list of 2-D arrays of different shapes, solved by one gesvd_vbatched call: each array
     read in place where its strides allow (a row-major one as its transpose, as _svd does),
     else copied alone; S, U and Vh each one allocation, returned as views of it per matrix
@@ -703,7 +706,7 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
     differ somewhere, which the general path reports) as arrays."""
     mode = _info_mode(return_info)
     arrays = list(arrays)
-    _check_options(tol, max_sweeps)
+    _check_options(tol, max_sweeps, threads)
     if devices is not None:
         raise ValueError("batchsvd.svd: devices is not supported for a list of arrays (the list "
                          "is solved on its arrays' device)")
@@ -781,12 +784,12 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
                     mats, None if pointers is None else np.array(pointers, dtype=np.uint64),
                     dtype, cuda, int(device.split(":")[1]) if cuda else 0, rows, cols, lds, s,
                     s_off, left, u_off, right, v_off, swap, info, sweeps, tol_, sweeps_,
-                    fw.stream(arr0))
+                    fw.stream(arr0), 0 if threads is None else int(threads))
             else:
                 _batchsvd.gesvd_vbatched(mats, rows.tolist(), cols.tolist(), lds.tolist(), s,
                                          s_off.tolist(), left, u_off.tolist(), right,
                                          v_off.tolist(), swap.tolist(), info, sweeps, tol_,
-                                         sweeps_, fw.stream(arr0))
+                                         sweeps_, fw.stream(arr0), 0 if threads is None else int(threads))
         else:  # only empty matrices: every one "converged" in 0 sweeps
             info = fw.zero_info(info)
             sweeps = fw.zero_info(sweeps) if sweeps is not None else None
@@ -848,7 +851,7 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices):
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
-        return_info=False, devices=None):
+        return_info=False, devices=None, threads=None):
     """Reduced SVD of a stack of matrices: ``a = U @ (S[..., None] * Vh)``.
 
     a: array of shape (..., m, n) (float32, float64, complex64 or complex128) from NumPy,
@@ -879,6 +882,9 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
        one). The batch is cut into one share per device; each matrix's result is bitwise the
        one device's (on the preconditioned path, to rounding). A CUDA array's other shares are copied to their devices and back, and the
        call returns when they are (the array's own device's share stays on the stream).
+    threads: the CPU backend's threads for this call (an integer >= 1); None (default) takes
+       OpenMP's default (OMP_NUM_THREADS, else every core). Results do not depend on it. A
+       GPU solve ignores it.
 
     CUDA arrays are processed on the array's device: PyTorch and CuPy arrays on the
     framework's current stream, JAX arrays on the default stream, which is synchronised before
@@ -894,14 +900,14 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
         raise NotImplementedError("batchsvd.svd: full_matrices=True is not supported; the "
                                   "reduced SVD (full_matrices=False) is computed")
     if isinstance(a, (list, tuple)):
-        return _svd_list(a, compute_uv, tol, max_sweeps, return_info, devices)
-    return _svd(a, compute_uv, tol, max_sweeps, return_info, devices)
+        return _svd_list(a, compute_uv, tol, max_sweeps, return_info, devices, threads)
+    return _svd(a, compute_uv, tol, max_sweeps, return_info, devices, threads)
 
 
-def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None):
+def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, threads=None):
     """Singular values of a stack of matrices, descending: ``svd(a, compute_uv=False)``; of a
     list of matrices of different shapes, a list. return_info: as svd's (True: ``S, info``;
     "sweeps": ``S, info, sweeps``)."""
     if isinstance(a, (list, tuple)):
-        return _svd_list(a, False, tol, max_sweeps, return_info, devices)
-    return _svd(a, False, tol, max_sweeps, return_info, devices)
+        return _svd_list(a, False, tol, max_sweeps, return_info, devices, threads)
+    return _svd(a, False, tol, max_sweeps, return_info, devices, threads)

@@ -143,6 +143,27 @@ def test_errors_are_clear():
         batchsvd.svd(np.ones((3, 3)), tol=-1)
     with pytest.raises(ValueError, match="max_sweeps"):
         batchsvd.svd(np.ones((3, 3)), max_sweeps=0)
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="threads"):
+            batchsvd.svd(np.ones((3, 3)), threads=bad)
+        with pytest.raises(ValueError, match="threads"):
+            batchsvd.svdvals([np.ones((3, 3))], threads=bad)
+
+
+def test_threads_give_the_same_results():
+    """threads= sets the CPU backend's threads for the call; the results do not depend on it
+    (a matrix a thread at 20^2, one matrix's pairs shared at 100^2 x 2 and 300^2; a GPU solve
+    ignores it), for an array and for a list."""
+    for shape in ((9, 20, 20), (2, 100, 100), (1, 300, 300)):
+        a = rng("threads", shape).standard_normal(shape)
+        one = batchsvd.svd(a, threads=1)
+        for t in (2, 3):
+            for x, y in zip(one, batchsvd.svd(a, threads=t)):
+                assert np.array_equal(x, y)
+    mats = [rng("threads list", k).standard_normal((k + 3, k)) for k in (5, 40, 70)]
+    one = batchsvd.svdvals(mats, threads=1)
+    for x, y in zip(one, batchsvd.svdvals(mats, threads=2)):
+        assert np.array_equal(x, y)
 
 
 def test_nonfinite_raises_or_reports():

@@ -66,13 +66,14 @@ template <class T> struct GramTest {
 
 /// One-sided Jacobi on X (rows x cols, ldx), accumulating the rotations into V (cols x cols,
 /// ldv, must hold the identity, or the preconditioner's V0, on entry) unless V is null. With
-/// `parallel`, the disjoint pairs of each round-robin step are shared among OpenMP threads
-/// (for a batch too small to occupy them); the result is bitwise the same either way.
+/// `parallel` > 1, the disjoint pairs of each round-robin step are shared among that many
+/// OpenMP threads (for a batch too small to occupy them); the result is bitwise the same
+/// either way.
 /// `gram`: Gram-tested sweeps (above), or null.
 template <class T>
 JacobiResult jacobi_unblocked(index_t rows, index_t cols, T* X, index_t ldx, T* V,
                               index_t ldv, const core::Tolerance<real_t<T>>& tol, int max_sweeps,
-                              std::vector<real_t<T>>& norms, bool parallel = false,
+                              std::vector<real_t<T>>& norms, int parallel = 0,
                               GramTest<T>* gram = nullptr) {
     JacobiResult res;
     norms.resize(cols);
@@ -104,11 +105,11 @@ JacobiResult jacobi_unblocked(index_t rows, index_t cols, T* X, index_t ldx, T* 
         }
         // Two loops rather than `omp parallel if (parallel)`: an inactive parallel region
         // still costs a team set-up per step: about a third of the time at 32 x 32.
-        if (parallel) {
-#pragma omp parallel for schedule(static)
+        if (parallel > 1) {
+#pragma omp parallel for schedule(static) num_threads(parallel)
             for (index_t j = 0; j < cols; ++j) norms[j] = norm_sq(rows, X + j * ldx);
             for (int step = 0; step < core::round_robin_steps(n); ++step) {
-#pragma omp parallel for schedule(static) reduction(|| : rotated)
+#pragma omp parallel for schedule(static) reduction(|| : rotated) num_threads(parallel)
                 for (int p = 0; p < core::round_robin_pairs(n); ++p) rotated = pair(step, p) || rotated;
             }
         } else {

@@ -45,7 +45,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
            index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
            const Options& opts) {
     bool out_of_memory = false;
-    auto solve = [&](index_t b, Workspace<T>& ws, bool parallel_pairs) {
+    auto solve = [&](index_t b, Workspace<T>& ws, int parallel_pairs) {
         try {
             T* ub = opts.compute_u ? u.data + b * u.stride : nullptr;
             T* vb = opts.compute_v ? v.data + b * v.stride : nullptr;
@@ -67,15 +67,16 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // and about even at 288-320 (2026-11-27).
     const index_t k = std::min(m, n);
     const BlasThreadsFor blas(use_precondition<T>(opts.precondition, k));
-    if ((k >= 64 && batch < omp_get_max_threads()) || k >= 288) {
+    const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
+    if ((k >= 64 && batch < threads) || k >= 288) {
         Workspace<T> ws;
-        for (index_t b = 0; b < batch; ++b) solve(b, ws, true);
+        for (index_t b = 0; b < batch; ++b) solve(b, ws, threads);
     } else {
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
         {
             Workspace<T> ws;
 #pragma omp for schedule(dynamic, 8)
-            for (index_t b = 0; b < batch; ++b) solve(b, ws, false);
+            for (index_t b = 0; b < batch; ++b) solve(b, ws, 0);
         }
     }
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
@@ -93,8 +94,9 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     for (index_t b = 0; b < batch && !preconditions; ++b)
         preconditions = use_precondition<T>(opts.precondition, std::min(m[b], n[b]));
     const BlasThreadsFor blas(preconditions);
+    const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
     bool out_of_memory = false;
-    auto solve = [&](index_t b, Workspace<T>& ws, bool parallel_pairs) {
+    auto solve = [&](index_t b, Workspace<T>& ws, int parallel_pairs) {
         if (std::min(m[b], n[b]) == 0) {
             info[b] = 0;
             if (opts.sweeps) opts.sweeps[b] = 0;
@@ -118,14 +120,14 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     {
         Workspace<T> ws;
         while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
-            solve(order[first_small++], ws, true);
+            solve(order[first_small++], ws, threads);
     }
     const index_t rest = index_t(order.size() - first_small);
-#pragma omp parallel
+#pragma omp parallel num_threads(threads)
     {
         Workspace<T> ws;
 #pragma omp for schedule(dynamic, 1)
-        for (index_t i = 0; i < rest; ++i) solve(order[first_small + std::size_t(i)], ws, false);
+        for (index_t i = 0; i < rest; ++i) solve(order[first_small + std::size_t(i)], ws, 0);
     }
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
 }

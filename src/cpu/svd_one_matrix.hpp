@@ -52,11 +52,11 @@ struct MatrixStatus {
 };
 
 /// SVD of one m x n matrix; u, v may be null when not requested.
-/// parallel_pairs: share each round-robin step's pairs among OpenMP threads.
+/// parallel_pairs > 1: share each round-robin step's pairs among that many OpenMP threads.
 template <class T>
 MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
                    index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws,
-                   bool parallel_pairs = false) {
+                   int parallel_pairs = 0) {
     using R = real_t<T>;
     const bool wide = m < n;
     const index_t M = wide ? n : m, N = wide ? m : n;  // W = A or A^H is M x N, M >= N
