@@ -3,13 +3,15 @@
 """The CPU backend against numpy.linalg.svd, in one process on the same cores and inputs.
 
     python3 bench/cpu_numpy_bench.py [--threads T] [--precisions float64,float32]
-        [--group scan|quick] [--seconds 0.3] [--reps 3] [--commit C] [--out FILE]
+        [--group scan|sample|quick] [--seconds 0.3] [--reps 3] [--commit C] [--out FILE]
 
 --threads sets OMP_NUM_THREADS (batchsvd) and OPENBLAS_NUM_THREADS (NumPy's OpenBLAS) before
 either is loaded (default: every core). Groups:
 
     scan    square orders 2-64 (every order), then 80-512 every 16; tall m = 4n and wide
             n = 4m for n in 4, 8, 16, 32, 64, 128
+    sample  square orders 2, 3, 4, 6, 8, 9, 12, 16, 24, 32, 33, 48, 64, 96, 128, 192, 256,
+            384, 512; tall and wide 4:1 for n = 16 and 64
     quick   10000 x 32^2, 2000 x 64^2, 200 x 128^2, 20 x 256^2 (fixed batches)
 
 In the scan each case's batch is sized to about --seconds of NumPy's time (from a timed
@@ -38,7 +40,7 @@ def parse():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--precisions", default="float64,float32")
-    p.add_argument("--group", choices=["scan", "quick"], default="scan")
+    p.add_argument("--group", choices=["scan", "sample", "quick"], default="scan")
     p.add_argument("--seconds", type=float, default=0.3)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--commit", default="")
@@ -94,6 +96,9 @@ def median_ms(f, reps):
 def cases(group):
     if group == "quick":
         return [(32, 32, 10000), (64, 64, 2000), (128, 128, 200), (256, 256, 20)]
+    if group == "sample":
+        out = [(n, n, None) for n in (2, 3, 4, 6, 8, 9, 12, 16, 24, 32, 33, 48, 64, 96, 128, 192, 256, 384, 512)]
+        return out + [(4 * n, n, None) for n in (16, 64)] + [(n, 4 * n, None) for n in (16, 64)]
     out = [(n, n, None) for n in range(2, 65)] + [(n, n, None) for n in range(80, 513, 16)]
     for n in (4, 8, 16, 32, 64, 128):
         out += [(4 * n, n, None), (n, 4 * n, None)]
