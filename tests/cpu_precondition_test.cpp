@@ -5,7 +5,10 @@
 // (tests/cpu_threads_test.cpp: results independent of the thread count). Skipped in a build
 // without LAPACK, where it is off.
 #include <cmath>
+#include <limits>
 #include <random>
+
+#include "cpu/symmetric_eigen.hpp"
 
 #include "svd_check.hpp"
 
@@ -100,6 +103,62 @@ TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
                 << (columns ? "graded columns" : "graded rows") << ", smallest " << plain.s[n - 1];
         }
     });
+}
+
+/// The library's own eigensolver for small real orders (cpu/symmetric_eigen.hpp): residual
+/// |G v - lambda v|, orthogonality of V and the descending order, on random, diagonal,
+/// zero, rank-one and repeated-eigenvalue matrices of orders 1-48. Needs no LAPACK.
+template <class R> void check_own_eigensolver() {
+    std::mt19937_64 gen(testing::fresh_seed());
+    std::normal_distribution<double> normal;
+    const double u = std::numeric_limits<R>::epsilon() / 2;
+    for (index_t n : {1, 2, 3, 5, 17, 32, 48})
+        for (int kind = 0; kind < 5; ++kind) {
+            SCOPED_TRACE("order " + std::to_string(n) + " kind " + std::to_string(kind));
+            std::vector<double> x(std::size_t(n * n));
+            for (double& e : x) e = normal(gen);
+            std::vector<R> g(std::size_t(n * n), R(0));
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = j; i < n; ++i) {
+                    double val = 0;
+                    if (kind == 0) val = x[std::size_t(i + j * n)] + x[std::size_t(j + i * n)];  // random
+                    if (kind == 1 && i == j) val = double(n - i) * (i % 2 ? -1 : 1);           // diagonal
+                    if (kind == 3) val = x[std::size_t(i)] * x[std::size_t(j)];                  // rank one
+                    if (kind == 4) val = (i == j ? 2.0 : 0.0) + (i < n / 2 && j < n / 2 ? 1.0 : 0.0);  // repeated
+                    g[std::size_t(i + j * n)] = R(val);                                        // (kind 2: zero)
+                }
+            const std::vector<R> g0 = g;
+            auto at = [&](index_t i, index_t j) { return double(i >= j ? g0[std::size_t(i + j * n)] : g0[std::size_t(j + i * n)]); };
+            double norm = 0;
+            for (index_t j = 0; j < n; ++j)
+                for (index_t i = 0; i < n; ++i) norm = std::max(norm, std::fabs(at(i, j)));
+            std::vector<R> v(std::size_t(n * n));
+            cpu::SymmetricEigenWorkspace<R> ws;
+            ASSERT_TRUE(cpu::symmetric_eigen_descending<R>(n, g.data(), v.data(), ws));
+            double prev = std::numeric_limits<double>::infinity();
+            for (index_t j = 0; j < n; ++j) {
+                std::vector<double> gv(std::size_t(n), 0.0);
+                for (index_t l = 0; l < n; ++l)
+                    for (index_t i = 0; i < n; ++i) gv[std::size_t(i)] += at(i, l) * double(v[std::size_t(l + j * n)]);
+                double lambda = 0;
+                for (index_t i = 0; i < n; ++i) lambda += double(v[std::size_t(i + j * n)]) * gv[std::size_t(i)];
+                EXPECT_LE(lambda, prev + 30 * n * u * std::max(norm, 1e-300)) << "not descending at " << j;
+                prev = lambda;
+                for (index_t i = 0; i < n; ++i)
+                    EXPECT_LE(std::fabs(gv[std::size_t(i)] - lambda * double(v[std::size_t(i + j * n)])), 30 * n * u * norm)
+                        << "residual, vector " << j;
+                for (index_t k = 0; k <= j; ++k) {
+                    double dot = 0;
+                    for (index_t i = 0; i < n; ++i) dot += double(v[std::size_t(i + j * n)]) * double(v[std::size_t(i + k * n)]);
+                    EXPECT_NEAR(dot, k == j ? 1.0 : 0.0, 30 * n * u) << "orthogonality " << j << ", " << k;
+                }
+            }
+        }
+}
+
+TEST(CpuOwnEigensolver, ResidualOrthogonalityOrder) {
+    check_own_eigensolver<double>();
+    check_own_eigensolver<float>();
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, CpuPrecondition, ::testing::Values(Dtype::f32, Dtype::f64, Dtype::c64, Dtype::c128),

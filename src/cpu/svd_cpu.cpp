@@ -66,7 +66,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // sweeps, a matrix a thread is faster at 256 (16 x 256^2 float64: 101 ms against 221)
     // and about even at 288-320 (2026-11-27).
     const index_t k = std::min(m, n);
-    const BlasThreadsFor blas(use_precondition<T>(opts.precondition, k));
+    const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
     const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
     if ((k >= 64 && batch < threads) || k >= 288) {
         Workspace<T> ws;
@@ -92,7 +92,7 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return cost(x) > cost(y); });
     bool preconditions = false;
     for (index_t b = 0; b < batch && !preconditions; ++b)
-        preconditions = use_precondition<T>(opts.precondition, std::min(m[b], n[b]));
+        preconditions = precondition_calls_blas<T>(opts.precondition, std::min(m[b], n[b]));
     const BlasThreadsFor blas(preconditions);
     const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
     bool out_of_memory = false;

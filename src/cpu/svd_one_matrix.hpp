@@ -133,7 +133,7 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
     const JacobiResult jr =
         blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
                 : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms,
-                                   parallel_pairs, preconditioned ? &ws.gram : nullptr);
+                                   parallel_pairs, preconditioned && !own_precondition<T>(N) ? &ws.gram : nullptr);
 
     sort_by_norm(rows, N, X, rows, tol.negligible, ws.sigma, ws.perm);
     for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
