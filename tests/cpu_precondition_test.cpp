@@ -107,12 +107,12 @@ TEST_P(CpuPrecondition, GradedMatricesKeepRelativeAccuracy) {
 
 /// The library's own eigensolver for small real orders (cpu/symmetric_eigen.hpp): residual
 /// |G v - lambda v|, orthogonality of V and the descending order, on random, diagonal,
-/// zero, rank-one and repeated-eigenvalue matrices of orders 1-48. Needs no LAPACK.
+/// zero, rank-one and repeated-eigenvalue matrices of orders 1-64. Needs no LAPACK.
 template <class R> void check_own_eigensolver() {
     std::mt19937_64 gen(testing::fresh_seed());
     std::normal_distribution<double> normal;
     const double u = std::numeric_limits<R>::epsilon() / 2;
-    for (index_t n : {1, 2, 3, 5, 17, 32, 48})
+    for (index_t n : {1, 2, 3, 5, 17, 32, 48, 64})
         for (int kind = 0; kind < 5; ++kind) {
             SCOPED_TRACE("order " + std::to_string(n) + " kind " + std::to_string(kind));
             std::vector<double> x(std::size_t(n * n));

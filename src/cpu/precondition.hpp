@@ -5,7 +5,7 @@
 // that follows, to the same convergence test, converges in about two sweeps instead of ten or
 // more. Differs from the GPU: the eigenvectors are computed in the working precision
 // (orthogonal to working precision, so no Newton-Schulz step), by the library's own
-// eigensolver for real orders up to 48 (symmetric_eigen.hpp, with plain loops for the Gram
+// eigensolver for real orders up to 64 (symmetric_eigen.hpp, with plain loops for the Gram
 // matrix and the product), else by LAPACK's ?syevd / ?heevd with the BLAS's ?syrk / ?herk
 // and ?gemm.
 #pragma once
@@ -28,10 +28,11 @@ namespace batchsvd::cpu {
 /// orders, need LAPACK.
 /// Measured on 2 cores against the LAPACK path (2026-11-27): faster up to 32 (float64 12^2
 /// 65 against 78 ms, 16^2 51 against 66; float32 16^2 32 against 58), even at 32 float64,
-/// 48 float32 faster, 48 float64 10% slower, 64 and beyond slower (96^2 float64 150 against
-/// 89). The bound sits at 48 because on 16 threads the LAPACK path of small orders stalls
-/// on OpenBLAS's locked buffer pool.
-inline constexpr index_t own_eigensolver_max_cols = 48;
+/// 48 float32 faster, 48 float64 10% slower, 64 30% slower (187 against 142 ms), 96 and
+/// beyond much slower (96^2 float64 150 against 89). The bound sits at 64 because on 16
+/// threads the LAPACK path of small orders stalls on OpenBLAS's locked buffer pool (16
+/// threads, 472 x 64^2 float64 121 ms through LAPACK, 828 x 48^2 32 ms without it).
+inline constexpr index_t own_eigensolver_max_cols = 64;
 
 template <class T> constexpr bool own_precondition(index_t cols) {
     return !is_cplx<T>::value && cols <= own_eigensolver_max_cols;

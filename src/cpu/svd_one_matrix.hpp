@@ -51,23 +51,37 @@ struct MatrixStatus {
     int sweeps = 0;
 };
 
-/// SVD of one m x n matrix; u, v may be null when not requested.
-/// parallel_pairs > 1: share each round-robin step's pairs among that many OpenMP threads.
+/// What the first part of a solve (prepare_matrix) leaves for the second (finish_matrix), with
+/// the matrices in the workspace: W in ws.w, R and tau in ws.r and ws.tau after QR, V (or V0)
+/// in ws.right.
+template <class R> struct Prepared {
+    bool finished = false;  ///< nothing left to do (empty, or NaN/Inf: outputs written)
+    MatrixStatus status;
+    bool wide = false, use_qr = false, preconditioned = false;
+    index_t M = 0, N = 0, rows = 0;
+    int scale_exp = 0;
+    R maxabs = 0;
+};
+
+/// The first part of the SVD of one m x n matrix: copy (transposing a wide one), checks,
+/// scaling, QR pre-processing and preconditioning. A matrix with NaN or Inf gets its NaN
+/// outputs here. Needs no other thread: the CPU backend prepares several large matrices at
+/// once and then finishes them one after another with the threads sharing their pairs.
 template <class T>
-MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
-                   index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws,
-                   int parallel_pairs = 0) {
+Prepared<real_t<T>> prepare_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
+                                   index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws) {
     using R = real_t<T>;
+    Prepared<R> p;
     const bool wide = m < n;
     const index_t M = wide ? n : m, N = wide ? m : n;  // W = A or A^H is M x N, M >= N
-    const bool want_left = wide ? opt.compute_v : opt.compute_u;
     const bool want_right = wide ? opt.compute_u : opt.compute_v;
-    T* left_out = wide ? v : u;
-    const index_t ld_left = wide ? ldv : ldu;
-    T* right_out = wide ? u : v;
-    const index_t ld_right = wide ? ldu : ldv;
-
-    if (N == 0) return {};
+    p.wide = wide;
+    p.M = M;
+    p.N = N;
+    if (N == 0) {
+        p.finished = true;
+        return p;
+    }
     // Copy (transposing a wide matrix), check that every entry is finite, find the scale.
     ws.w.resize(static_cast<size_t>(M) * N);
     T* W = ws.w.data();
@@ -84,7 +98,9 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
         for (index_t r = 0; r < N; ++r) s[r] = std::numeric_limits<R>::quiet_NaN();
         if (opt.compute_u) fill_nan(m, N, u, ldu);
         if (opt.compute_v) fill_nan(n, N, v, ldv);
-        return {info_nonfinite, 0};
+        p.finished = true;
+        p.status = {info_nonfinite, 0};
+        return p;
     }
     // Power-of-two scaling keeps sums of squares in range (exact, undone on S at the end).
     int scale_exp = 0;
@@ -123,6 +139,33 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
     ws.gram.gram = gram_tests ? &gram_lower_of<T> : nullptr;
     if (!preconditioned && want_right)
         for (index_t j = 0; j < N; ++j) ws.right[j + j * N] = T(1);
+    p.use_qr = use_qr;
+    p.preconditioned = preconditioned;
+    p.rows = rows;
+    p.scale_exp = scale_exp;
+    p.maxabs = maxabs;
+    return p;
+}
+
+/// The second part: the Jacobi iteration, sorting, normalisation and write-out.
+/// parallel_pairs > 1: share each round-robin step's pairs among that many OpenMP threads.
+template <class T>
+MatrixStatus finish_matrix(const Prepared<real_t<T>>& p, real_t<T>* s, T* u, index_t ldu, T* v, index_t ldv,
+                           const Options& opt, Workspace<T>& ws, int parallel_pairs = 0) {
+    using R = real_t<T>;
+    if (p.finished) return p.status;
+    const bool wide = p.wide, use_qr = p.use_qr, preconditioned = p.preconditioned;
+    const index_t M = p.M, N = p.N, rows = p.rows;
+    const int scale_exp = p.scale_exp;
+    const R maxabs = p.maxabs;
+    const bool want_left = wide ? opt.compute_v : opt.compute_u;
+    const bool want_right = wide ? opt.compute_u : opt.compute_v;
+    T* left_out = wide ? v : u;
+    const index_t ld_left = wide ? ldv : ldu;
+    T* right_out = wide ? u : v;
+    const index_t ld_right = wide ? ldu : ldv;
+    T* W = ws.w.data();
+    T* X = use_qr ? ws.r.data() : W;
     T* V = want_right ? ws.right.data() : nullptr;
     const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor),
                                  core::negligible_norm(std::ldexp(maxabs, scale_exp))};
@@ -153,6 +196,16 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
         for (index_t r = 0; r < N; ++r)
             std::copy_n(V + ws.perm[r] * N, N, right_out + r * ld_right);
     return {jr.converged ? 0 : jr.sweeps, jr.sweeps};
+}
+
+/// SVD of one m x n matrix; u, v may be null when not requested.
+/// parallel_pairs > 1: share each round-robin step's pairs among that many OpenMP threads.
+template <class T>
+MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_t<T>* s, T* u,
+                            index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws,
+                            int parallel_pairs = 0) {
+    const Prepared<real_t<T>> p = prepare_matrix<T>(m, n, a, lda, s, u, ldu, v, ldv, opt, ws);
+    return finish_matrix<T>(p, s, u, ldu, v, ldv, opt, ws, parallel_pairs);
 }
 
 }  // namespace batchsvd::cpu
