@@ -58,10 +58,11 @@ enum class QrMode { automatic, always, never };
 /// order 40 in double precision, 56 in single, up to 4096), and there also sends matrices to
 /// the blocked path, up to 4:1, that would otherwise take the fused kernel or QR; `always` and
 /// `never` only decide whether a matrix that takes the blocked path is preconditioned. The
-/// other CUDA paths ignore the option. The CPU backend (in a build with LAPACK) preconditions
-/// every matrix from order 10 under `automatic` (after QR pre-processing: the order is
-/// min(m, n)), every one under `always`, none under `never`; its V0 comes from LAPACK's
-/// ?syevd / ?heevd in the working precision.
+/// other CUDA paths ignore the option. The CPU backend preconditions every matrix from order
+/// 4 (real) or 10 (complex) under `automatic` (the order is min(m, n)), every one under
+/// `always`, none under `never`; its V0 is computed in the working precision, by the
+/// library's own eigensolver for real orders up to 64, else by LAPACK's ?syevd / ?heevd (in
+/// a build without LAPACK those are not preconditioned).
 enum class PreconditionMode { automatic, always, never };
 
 /// Per-matrix status values written to `info`.
