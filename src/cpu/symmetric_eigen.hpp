@@ -19,7 +19,7 @@
 namespace batchsvd::cpu {
 
 template <class R> struct SymmetricEigenWorkspace {
-    std::vector<R> d, e, q;
+    std::vector<R> d, e, q, row;
     std::vector<index_t> order;
 };
 
@@ -55,20 +55,25 @@ template <class R> bool symmetric_eigen_descending(index_t n, R* g, R* v, Symmet
                 e[i] = scale * gg;
                 h -= f * gg;
                 a(i, l) = f - gg;
+                // The active block [0, l]^2 is kept whole (both triangles), so that every loop
+                // below runs over a contiguous row (EISPACK updates one triangle and reads the
+                // other across rows).
                 f = 0;
+                const R* ui = &a(i, 0);
                 for (index_t j = 0; j <= l; ++j) {
-                    a(j, i) = a(i, j) / h;
+                    a(j, i) = ui[j] / h;
+                    const R* aj = &a(j, 0);
                     gg = 0;
-                    for (index_t k = 0; k <= j; ++k) gg += a(j, k) * a(i, k);
-                    for (index_t k = j + 1; k <= l; ++k) gg += a(k, j) * a(i, k);
+                    for (index_t k = 0; k <= l; ++k) gg += aj[k] * ui[k];
                     e[j] = gg / h;
-                    f += e[j] * a(i, j);
+                    f += e[j] * ui[j];
                 }
                 const R hh = f / (h + h);
+                for (index_t j = 0; j <= l; ++j) e[j] -= hh * ui[j];
                 for (index_t j = 0; j <= l; ++j) {
-                    f = a(i, j);
-                    e[j] = gg = e[j] - hh * f;
-                    for (index_t k = 0; k <= j; ++k) a(j, k) -= f * e[k] + gg * a(i, k);
+                    R* aj = &a(j, 0);
+                    const R fj = ui[j], gj = e[j];
+                    for (index_t k = 0; k <= l; ++k) aj[k] -= fj * e[k] + gj * ui[k];
                 }
             }
         } else {
@@ -78,26 +83,32 @@ template <class R> bool symmetric_eigen_descending(index_t n, R* g, R* v, Symmet
     }
     d[0] = 0;
     e[0] = 0;
-    // The accumulated transformation.
+    // The accumulated transformation, on the transposed storage q(x, y) = a(x, y) =
+    // q[x + y n] (column-major, what QL's column rotations want), with row i of a (the
+    // Householder vector) copied out first, so that every loop is contiguous.
+    ws.q.resize(std::size_t(n) * n);
+    R* q = ws.q.data();
+    for (index_t y = 0; y < n; ++y)
+        for (index_t x = 0; x < n; ++x) q[x + y * n] = a(x, y);
+    auto b = [&](index_t x, index_t y) -> R& { return q[x + y * n]; };
+    std::vector<R>& row = ws.row;
+    row.resize(std::size_t(n));
     for (index_t i = 0; i < n; ++i) {
         const index_t l = i - 1;
         if (d[i] != 0) {
+            for (index_t k = 0; k <= l; ++k) row[std::size_t(k)] = b(i, k);
+            const R* ci = &b(0, i);
             for (index_t j = 0; j <= l; ++j) {
+                R* cj = &b(0, j);
                 R gg = 0;
-                for (index_t k = 0; k <= l; ++k) gg += a(i, k) * a(k, j);
-                for (index_t k = 0; k <= l; ++k) a(k, j) -= gg * a(k, i);
+                for (index_t k = 0; k <= l; ++k) gg += row[std::size_t(k)] * cj[k];
+                for (index_t k = 0; k <= l; ++k) cj[k] -= gg * ci[k];
             }
         }
-        d[i] = a(i, i);
-        a(i, i) = 1;
-        for (index_t j = 0; j <= l; ++j) a(j, i) = a(i, j) = 0;
+        d[i] = b(i, i);
+        b(i, i) = 1;
+        for (index_t j = 0; j <= l; ++j) b(j, i) = b(i, j) = 0;
     }
-    // Q(k, j) = a(k, j) = g[j + k n]: copy it column-major into q, so that QL's rotations of
-    // two columns run over contiguous memory.
-    ws.q.resize(std::size_t(n) * n);
-    R* q = ws.q.data();
-    for (index_t j = 0; j < n; ++j)
-        for (index_t k = 0; k < n; ++k) q[k + j * n] = a(k, j);
 
     // tql2: implicit QL with Wilkinson's shift.
     for (index_t i = 1; i < n; ++i) e[i - 1] = e[i];
