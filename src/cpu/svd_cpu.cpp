@@ -38,6 +38,60 @@ private:
 #endif
 };
 
+/// One matrix's arguments, for solve_shared.
+template <class T> struct MatrixJob {
+    index_t m, n;
+    const T* a;
+    index_t lda;
+    real_t<T>* s;
+    T* u;
+    index_t ldu;
+    T* v;
+    index_t ldv;
+    int* info;
+    int* sweeps;
+};
+
+/// Large matrices: up to `threads` prepared at once (copy, QR, preconditioning, whose BLAS
+/// calls are held to one thread each), then finished one after another with the threads
+/// sharing their pairs. Preparing them one at a time left every thread but one idle through
+/// the preconditioning: half of the time at 400^2 on 2 cores. job(i) gives matrix i of count.
+template <class T, class Job>
+void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bool& out_of_memory) {
+    const index_t group = std::min<index_t>(count, threads);
+    std::vector<Workspace<T>> ws(static_cast<std::size_t>(group));
+    std::vector<Prepared<real_t<T>>> prepared(static_cast<std::size_t>(group));
+    std::vector<char> ready(static_cast<std::size_t>(group));
+    for (index_t b0 = 0; b0 < count; b0 += group) {
+        const index_t size = std::min(group, count - b0);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (index_t i = 0; i < size; ++i) {
+            const MatrixJob<T> j = job(b0 + i);
+            ready[std::size_t(i)] = 0;
+            try {
+                prepared[std::size_t(i)] =
+                    prepare_matrix<T>(j.m, j.n, j.a, j.lda, j.s, j.u, j.ldu, j.v, j.ldv, opts, ws[std::size_t(i)]);
+                ready[std::size_t(i)] = 1;
+            } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+                out_of_memory = true;
+            }
+        }
+        for (index_t i = 0; i < size; ++i) {
+            if (!ready[std::size_t(i)]) continue;
+            const MatrixJob<T> j = job(b0 + i);
+            try {
+                const MatrixStatus st =
+                    finish_matrix<T>(prepared[std::size_t(i)], j.s, j.u, j.ldu, j.v, j.ldv, opts, ws[std::size_t(i)], threads);
+                *j.info = st.info;
+                if (j.sweeps) *j.sweeps = st.sweeps;
+            } catch (const std::bad_alloc&) {
+                out_of_memory = true;
+            }
+        }
+    }
+}
+
 }  // namespace
 
 template <class T>
@@ -69,44 +123,12 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
     const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
     if ((k >= 64 && batch < threads) || k >= 288) {
-        // Up to `threads` matrices are prepared at once (copy, QR, preconditioning: BLAS
-        // calls held to one thread each), then finished one after another with the threads
-        // sharing their pairs. Preparing them one at a time left every thread but one idle
-        // through the preconditioning, half of the time at 400^2 on 2 cores.
-        const index_t group = std::min<index_t>(batch, threads);
-        std::vector<Workspace<T>> ws(static_cast<std::size_t>(group));
-        std::vector<Prepared<real_t<T>>> prepared(static_cast<std::size_t>(group));
-        std::vector<char> ready(static_cast<std::size_t>(group));
-        auto out_u = [&](index_t b) { return opts.compute_u ? u.data + b * u.stride : nullptr; };
-        auto out_v = [&](index_t b) { return opts.compute_v ? v.data + b * v.stride : nullptr; };
-        for (index_t b0 = 0; b0 < batch; b0 += group) {
-            const index_t count = std::min(group, batch - b0);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-            for (index_t i = 0; i < count; ++i) {
-                const index_t b = b0 + i;
-                ready[std::size_t(i)] = 0;
-                try {
-                    prepared[std::size_t(i)] = prepare_matrix<T>(m, n, a.data + b * a.stride, a.ld, s + b * s_stride,
-                                                                 out_u(b), u.ld, out_v(b), v.ld, opts, ws[std::size_t(i)]);
-                    ready[std::size_t(i)] = 1;
-                } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-                    out_of_memory = true;
-                }
-            }
-            for (index_t i = 0; i < count; ++i) {
-                const index_t b = b0 + i;
-                if (!ready[std::size_t(i)]) continue;
-                try {
-                    const MatrixStatus st = finish_matrix<T>(prepared[std::size_t(i)], s + b * s_stride, out_u(b), u.ld,
-                                                             out_v(b), v.ld, opts, ws[std::size_t(i)], threads);
-                    info[b] = st.info;
-                    if (opts.sweeps) opts.sweeps[b] = st.sweeps;
-                } catch (const std::bad_alloc&) {
-                    out_of_memory = true;
-                }
-            }
-        }
+        solve_shared<T>(batch, threads, opts, [&](index_t b) {
+            return MatrixJob<T>{m, n, a.data + b * a.stride, a.ld, s + b * s_stride,
+                                opts.compute_u ? u.data + b * u.stride : nullptr, u.ld,
+                                opts.compute_v ? v.data + b * v.stride : nullptr, v.ld, info + b,
+                                opts.sweeps ? opts.sweeps + b : nullptr};
+        }, out_of_memory);
     } else {
 #pragma omp parallel num_threads(threads)
         {
@@ -150,14 +172,18 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
             out_of_memory = true;
         }
     };
-    // The large ones (as gesvd: from 288 columns a matrix and its V fill a core's cache) one
-    // after another with the threads sharing their pairs, then the rest one a thread.
+    // The large ones (as gesvd: from 288 columns a matrix and its V fill a core's cache)
+    // prepared several at once and finished one after another with the threads sharing their
+    // pairs (solve_shared), then the rest one a thread.
     std::size_t first_small = 0;
-    {
-        Workspace<T> ws;
-        while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
-            solve(order[first_small++], ws, threads);
-    }
+    while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
+        ++first_small;
+    solve_shared<T>(index_t(first_small), threads, opts, [&](index_t i) {
+        const index_t b = order[std::size_t(i)];
+        return MatrixJob<T>{m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
+                            opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
+                            opts.compute_v ? v.ld[b] : 1, info + b, opts.sweeps ? opts.sweeps + b : nullptr};
+    }, out_of_memory);
     const index_t rest = index_t(order.size() - first_small);
 #pragma omp parallel num_threads(threads)
     {
