@@ -975,7 +975,7 @@ int main(int argc, char** argv) {
     std::printf("soak: worst |sum s^2 - ||A||_F^2| / ||A||_F^2: %.3g u (m + n) (limit 100)\n", frobenius_worst_u);
     std::printf("soak: solve time total %.1f s, slowest solve %.1f ms\n", solve_ms_total / 1000, slowest_ms);
     std::printf("soak: memory (free device memory after each solve, synchronised, pool trimmed to 0): baseline %.1f MiB "
-                "(after %lld warm-up calls), first call %.1f, min %.1f, max %.1f, last %.1f; drift (baseline - last) "
+                "(after %lld warm-up solves), first solve %.1f, min %.1f, max %.1f, last %.1f; drift (baseline - last) "
                 "%.2f MiB, limit 16: %s\n",
                 mib(double(baseline)), baseline_call, mib(double(first_free)),
                 mib(double(min_free == SIZE_MAX ? 0 : min_free)), mib(double(max_free)), mib(double(last_free)), drift,

@@ -46,34 +46,22 @@ void zheevd_(const char*, const char*, const int*, cd*, const int*, double*, cd*
 }
 
 /// Lower triangle of G = X^H X (X rows x n, G n x n).
-inline void gram_lower(int n, int rows, const float* x, int ldx, float* g, int ldg) {
-    const float one = 1, zero = 0;
-    ssyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
-}
-inline void gram_lower(int n, int rows, const double* x, int ldx, double* g, int ldg) {
-    const double one = 1, zero = 0;
-    dsyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
-}
-inline void gram_lower(int n, int rows, const cf* x, int ldx, cf* g, int ldg) {
-    const float one = 1, zero = 0;
-    cherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
-}
-inline void gram_lower(int n, int rows, const cd* x, int ldx, cd* g, int ldg) {
-    const double one = 1, zero = 0;
-    zherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+template <class T> void gram_lower(int n, int rows, const T* x, int ldx, T* g, int ldg) {
+    const real_t<T> one = 1, zero = 0;
+    if constexpr (std::is_same_v<T, float>) ssyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+    else if constexpr (std::is_same_v<T, double>) dsyrk_("L", "T", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+    else if constexpr (std::is_same_v<T, cf>) cherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
+    else zherk_("L", "C", &n, &rows, &one, x, &ldx, &zero, g, &ldg, 1, 1);
 }
 
 /// C = A B (A m x k, B k x n, C m x n).
-#define BATCHSVD_GEMM_(T, f)                                                                              \
-    inline void gemm_nn(int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) { \
-        const T one = T(1), zero = T(0);                                                                  \
-        f("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);                           \
-    }
-BATCHSVD_GEMM_(float, sgemm_)
-BATCHSVD_GEMM_(double, dgemm_)
-BATCHSVD_GEMM_(cf, cgemm_)
-BATCHSVD_GEMM_(cd, zgemm_)
-#undef BATCHSVD_GEMM_
+template <class T> void gemm_nn(int m, int n, int k, const T* a, int lda, const T* b, int ldb, T* c, int ldc) {
+    const T one = T(1), zero = T(0);
+    if constexpr (std::is_same_v<T, float>) sgemm_("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);
+    else if constexpr (std::is_same_v<T, double>) dgemm_("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);
+    else if constexpr (std::is_same_v<T, cf>) cgemm_("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);
+    else zgemm_("N", "N", &m, &n, &k, &one, a, &lda, b, &ldb, &zero, c, &ldc, 1, 1);
+}
 
 /// Eigenvalues (ascending, in w) and eigenvectors (over g) of the Hermitian g, lower triangle;
 /// the workspaces are grown as the routine asks. Returns LAPACK's info.

@@ -52,6 +52,21 @@ template <class T> struct MatrixJob {
     int* sweeps;
 };
 
+/// The threads of a call (Options::threads, else OpenMP's default).
+inline int call_threads(const Options& opts) { return opts.threads > 0 ? opts.threads : omp_get_max_threads(); }
+
+/// One matrix solved by the calling thread alone.
+template <class T> void solve_alone(const MatrixJob<T>& j, const Options& opts, Workspace<T>& ws, bool& out_of_memory) {
+    try {
+        const MatrixStatus st = svd_one_matrix<T>(j.m, j.n, j.a, j.lda, j.s, j.u, j.ldu, j.v, j.ldv, opts, ws);
+        *j.info = st.info;
+        if (j.sweeps) *j.sweeps = st.sweeps;
+    } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+        out_of_memory = true;
+    }
+}
+
 /// Large matrices: up to `threads` prepared at once (copy, QR, preconditioning, whose BLAS
 /// calls are held to one thread each), then finished one after another with the threads
 /// sharing their pairs. Preparing them one at a time left every thread but one idle through
@@ -99,18 +114,11 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
            index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
            const Options& opts) {
     bool out_of_memory = false;
-    auto solve = [&](index_t b, Workspace<T>& ws, int parallel_pairs) {
-        try {
-            T* ub = opts.compute_u ? u.data + b * u.stride : nullptr;
-            T* vb = opts.compute_v ? v.data + b * v.stride : nullptr;
-            const MatrixStatus st = svd_one_matrix<T>(m, n, a.data + b * a.stride, a.ld, s + b * s_stride, ub,
-                                                      u.ld, vb, v.ld, opts, ws, parallel_pairs);
-            info[b] = st.info;
-            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
-        } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-            out_of_memory = true;
-        }
+    auto job = [&](index_t b) {
+        return MatrixJob<T>{m, n, a.data + b * a.stride, a.ld, s + b * s_stride,
+                            opts.compute_u ? u.data + b * u.stride : nullptr, u.ld,
+                            opts.compute_v ? v.data + b * v.stride : nullptr, v.ld, info + b,
+                            opts.sweeps ? opts.sweeps + b : nullptr};
     };
     // One matrix after another, each with its round-robin steps' pairs shared among the
     // threads: when there are too few matrices to give every thread one (worth it from 64
@@ -121,20 +129,15 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // and about even at 288-320 (2026-11-27).
     const index_t k = std::min(m, n);
     const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
-    const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
+    const int threads = call_threads(opts);
     if ((k >= 64 && batch < threads) || k >= 288) {
-        solve_shared<T>(batch, threads, opts, [&](index_t b) {
-            return MatrixJob<T>{m, n, a.data + b * a.stride, a.ld, s + b * s_stride,
-                                opts.compute_u ? u.data + b * u.stride : nullptr, u.ld,
-                                opts.compute_v ? v.data + b * v.stride : nullptr, v.ld, info + b,
-                                opts.sweeps ? opts.sweeps + b : nullptr};
-        }, out_of_memory);
+        solve_shared<T>(batch, threads, opts, job, out_of_memory);
     } else {
 #pragma omp parallel num_threads(threads)
         {
             Workspace<T> ws;
 #pragma omp for schedule(dynamic, 8)
-            for (index_t b = 0; b < batch; ++b) solve(b, ws, 0);
+            for (index_t b = 0; b < batch; ++b) solve_alone(job(b), opts, ws, out_of_memory);
         }
     }
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
@@ -152,44 +155,28 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     for (index_t b = 0; b < batch && !preconditions; ++b)
         preconditions = precondition_calls_blas<T>(opts.precondition, std::min(m[b], n[b]));
     const BlasThreadsFor blas(preconditions);
-    const int threads = opts.threads > 0 ? opts.threads : omp_get_max_threads();
+    const int threads = call_threads(opts);
     bool out_of_memory = false;
-    auto solve = [&](index_t b, Workspace<T>& ws, int parallel_pairs) {
-        if (std::min(m[b], n[b]) == 0) {
-            info[b] = 0;
-            if (opts.sweeps) opts.sweeps[b] = 0;
-            return;
-        }
-        try {
-            const MatrixStatus st =
-                svd_one_matrix<T>(m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
-                                  opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
-                                  opts.compute_v ? v.ld[b] : 1, opts, ws, parallel_pairs);
-            info[b] = st.info;
-            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
-        } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-            out_of_memory = true;
-        }
-    };
-    // The large ones (as gesvd: from 288 columns a matrix and its V fill a core's cache)
-    // prepared several at once and finished one after another with the threads sharing their
-    // pairs (solve_shared), then the rest one a thread.
-    std::size_t first_small = 0;
-    while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
-        ++first_small;
-    solve_shared<T>(index_t(first_small), threads, opts, [&](index_t i) {
-        const index_t b = order[std::size_t(i)];
+    // (An empty matrix needs nothing: svd_one_matrix gives it info 0 and 0 sweeps.)
+    auto job = [&](index_t b) {
         return MatrixJob<T>{m[b], n[b], a.data[b], a.ld[b], s[b], opts.compute_u ? u.data[b] : nullptr,
                             opts.compute_u ? u.ld[b] : 1, opts.compute_v ? v.data[b] : nullptr,
                             opts.compute_v ? v.ld[b] : 1, info + b, opts.sweeps ? opts.sweeps + b : nullptr};
-    }, out_of_memory);
+    };
+    // The large ones (as gesvd: from 288 columns a matrix and its V fill a core's cache)
+    // prepared several at once and finished one after another with the threads sharing their
+    // pairs (solve_shared), then the rest one a thread, largest first.
+    std::size_t first_small = 0;
+    while (first_small < order.size() && std::min(m[order[first_small]], n[order[first_small]]) >= 288)
+        ++first_small;
+    solve_shared<T>(index_t(first_small), threads, opts, [&](index_t i) { return job(order[std::size_t(i)]); },
+                    out_of_memory);
     const index_t rest = index_t(order.size() - first_small);
 #pragma omp parallel num_threads(threads)
     {
         Workspace<T> ws;
 #pragma omp for schedule(dynamic, 1)
-        for (index_t i = 0; i < rest; ++i) solve(order[first_small + std::size_t(i)], ws, 0);
+        for (index_t i = 0; i < rest; ++i) solve_alone(job(order[first_small + std::size_t(i)]), opts, ws, out_of_memory);
     }
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
 }
