@@ -26,8 +26,17 @@ void sort_by_norm(index_t rows, index_t cols, const T* X, index_t ldx, real_t<T>
     }
     perm.resize(cols);
     std::iota(perm.begin(), perm.end(), index_t(0));
-    std::stable_sort(perm.begin(), perm.end(),
-                     [&](index_t a, index_t b) { return sigma[a] > sigma[b]; });
+    auto before = [&](index_t a, index_t b) { return sigma[a] > sigma[b]; };
+    if (cols <= 32) {  // insertion sort (stable): std::stable_sort allocates a buffer each call
+        for (index_t r = 1; r < cols; ++r) {
+            const index_t x = perm[r];
+            index_t q = r;
+            for (; q > 0 && before(x, perm[q - 1]); --q) perm[q] = perm[q - 1];
+            perm[q] = x;
+        }
+    } else {
+        std::stable_sort(perm.begin(), perm.end(), before);
+    }
 }
 
 /// L(:, r) = X(:, perm[r]) / sigma[perm[r]] (rows x cols, ld rows); zero columns completed.
@@ -36,7 +45,7 @@ void normalized_left_vectors(index_t rows, index_t cols, const T* X, index_t ldx
                              const std::vector<real_t<T>>& sigma,
                              const std::vector<index_t>& perm, T* L) {
     using R = real_t<T>;
-    std::vector<index_t> zero_cols;
+    bool any_zero = false;
     for (index_t r = 0; r < cols; ++r) {
         const R sg = sigma[perm[r]];
         T* out = L + r * rows;
@@ -44,12 +53,12 @@ void normalized_left_vectors(index_t rows, index_t cols, const T* X, index_t ldx
             std::copy_n(X + perm[r] * ldx, rows, out);
             scale_col(rows, out, R(1) / sg);
         } else {
-            zero_cols.push_back(r);
+            any_zero = true;
         }
     }
-    std::vector<index_t> done;  // columns of L that are orthonormal so far
-    for (index_t r = 0; r < cols; ++r)
-        if (sigma[perm[r]] > 0) done.push_back(r);
+    if (!any_zero) return;
+    std::vector<index_t> zero_cols, done;  // done: columns of L that are orthonormal so far
+    for (index_t r = 0; r < cols; ++r) (sigma[perm[r]] > 0 ? done : zero_cols).push_back(r);
     std::vector<T> y(rows), best(rows);
     for (index_t r : zero_cols) {
         // Of the unit vectors e_i, take the one with the largest part orthogonal to the

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "cpu/lane_groups.hpp"
 #include "cpu/svd_one_matrix.hpp"
 #if defined(BATCHSVD_HAVE_LAPACK)
 #include "cpu/blas_threads.hpp"
@@ -36,20 +37,6 @@ private:
 #if defined(BATCHSVD_HAVE_LAPACK)
     std::optional<SingleThreadedBlas> held_;
 #endif
-};
-
-/// One matrix's arguments, for solve_shared.
-template <class T> struct MatrixJob {
-    index_t m, n;
-    const T* a;
-    index_t lda;
-    real_t<T>* s;
-    T* u;
-    index_t ldu;
-    T* v;
-    index_t ldv;
-    int* info;
-    int* sweeps;
 };
 
 /// The threads of a call (Options::threads, else OpenMP's default).
@@ -130,6 +117,29 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     const index_t k = std::min(m, n);
     const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
     const int threads = call_threads(opts);
+    if constexpr (!is_cplx<T>::value) {
+        if (lanes_suit<T>(m, n, opts)) {  // lane_count matrices at a time, one a SIMD lane
+            constexpr index_t L = lane_count<T>;
+            const index_t groups = (batch + L - 1) / L;
+#pragma omp parallel num_threads(threads)
+            {
+                Workspace<T> ws;
+                LaneWorkspace<T> lw;
+#pragma omp for schedule(dynamic, 4)
+                for (index_t g = 0; g < groups; ++g) {
+                    try {
+                        solve_lane_group<T>(int(std::min(L, batch - g * L)), [&](int l) { return job(g * L + l); }, opts,
+                                            ws, lw);
+                    } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+                        out_of_memory = true;
+                    }
+                }
+            }
+            if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
+            return;
+        }
+    }
     if ((k >= 64 && batch < threads) || k >= 288) {
         solve_shared<T>(batch, threads, opts, job, out_of_memory);
     } else {
@@ -171,12 +181,43 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
         ++first_small;
     solve_shared<T>(index_t(first_small), threads, opts, [&](index_t i) { return job(order[std::size_t(i)]); },
                     out_of_memory);
-    const index_t rest = index_t(order.size() - first_small);
+    // The small real ones that the lanes take, grouped by shape, lane_count a group (after
+    // the rest: they are the cheapest).
+    std::vector<index_t> alone, lanes;
+    for (std::size_t i = first_small; i < order.size(); ++i)
+        (lanes_suit<T>(m[order[i]], n[order[i]], opts) ? lanes : alone).push_back(order[i]);
+    std::stable_sort(lanes.begin(), lanes.end(),
+                     [&](index_t x, index_t y) { return std::pair(m[x], n[x]) < std::pair(m[y], n[y]); });
+    std::vector<std::pair<std::size_t, int>> groups;  // (first in `lanes`, count)
+    for (std::size_t i = 0; i < lanes.size();) {
+        std::size_t e = i + 1;
+        while (e < lanes.size() && e - i < std::size_t(lane_count<real_t<T>>) && m[lanes[e]] == m[lanes[i]] &&
+               n[lanes[e]] == n[lanes[i]])
+            ++e;
+        groups.emplace_back(i, int(e - i));
+        i = e;
+    }
+    const index_t items = index_t(alone.size() + groups.size());
 #pragma omp parallel num_threads(threads)
     {
         Workspace<T> ws;
+        [[maybe_unused]] LaneWorkspace<real_t<T>> lw;
 #pragma omp for schedule(dynamic, 1)
-        for (index_t i = 0; i < rest; ++i) solve_alone(job(order[first_small + std::size_t(i)]), opts, ws, out_of_memory);
+        for (index_t i = 0; i < items; ++i) {
+            if (i < index_t(alone.size())) {
+                solve_alone(job(alone[std::size_t(i)]), opts, ws, out_of_memory);
+                continue;
+            }
+            if constexpr (!is_cplx<T>::value) {
+                const auto [start, count] = groups[std::size_t(i) - alone.size()];
+                try {
+                    solve_lane_group<T>(count, [&](int l) { return job(lanes[start + std::size_t(l)]); }, opts, ws, lw);
+                } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+                    out_of_memory = true;
+                }
+            }
+        }
     }
     if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
 }

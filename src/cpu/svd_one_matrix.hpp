@@ -63,6 +63,28 @@ template <class R> struct Prepared {
     R maxabs = 0;
 };
 
+/// The power of two that brings a matrix of largest magnitude maxabs into the range where sums
+/// of squares neither overflow nor underflow (0: none needed). Exact; undone on S at the end.
+template <class R> int scale_exponent(R maxabs) {
+    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
+    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) return -std::ilogb(maxabs);
+    return 0;
+}
+
+/// One matrix's arguments (the schedules of svd_cpu.cpp and lane_groups.hpp).
+template <class T> struct MatrixJob {
+    index_t m, n;
+    const T* a;
+    index_t lda;
+    real_t<T>* s;
+    T* u;
+    index_t ldu;
+    T* v;
+    index_t ldv;
+    int* info;
+    int* sweeps;
+};
+
 /// The first part of the SVD of one m x n matrix: copy (transposing a wide one), checks,
 /// scaling, QR pre-processing and preconditioning. A matrix with NaN or Inf gets its NaN
 /// outputs here. Needs no other thread: the CPU backend prepares several large matrices at
@@ -103,10 +125,8 @@ Prepared<real_t<T>> prepare_matrix(index_t m, index_t n, const T* a, index_t lda
         return p;
     }
     // Power-of-two scaling keeps sums of squares in range (exact, undone on S at the end).
-    int scale_exp = 0;
-    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
-    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) {
-        scale_exp = -std::ilogb(maxabs);
+    const int scale_exp = scale_exponent(maxabs);
+    if (scale_exp != 0) {
         // ldexp on each entry: 2^scale_exp itself overflows for subnormal inputs (> 2^1023).
         for (T& x : ws.w) {
             if constexpr (is_cplx<T>::value)
@@ -147,28 +167,50 @@ Prepared<real_t<T>> prepare_matrix(index_t m, index_t n, const T* a, index_t lda
     return p;
 }
 
-/// The second part: the Jacobi iteration, sorting, normalisation and write-out.
+/// The last steps of every solve: the singular values sorted (and unscaled), the left vectors
+/// normalised (and multiplied by Q after QR), both sets of vectors written out. X is the
+/// iterated p.rows x p.N matrix (ld p.rows), V its right vectors (N x N) or null.
+template <class T>
+void write_solution(const Prepared<real_t<T>>& p, const T* X, const T* V, real_t<T> negligible, real_t<T>* s,
+                    T* u, index_t ldu, T* v, index_t ldv, const Options& opt, Workspace<T>& ws) {
+    const bool wide = p.wide;
+    const index_t M = p.M, N = p.N, rows = p.rows;
+    const bool want_left = wide ? opt.compute_v : opt.compute_u;
+    T* left_out = wide ? v : u;
+    const index_t ld_left = wide ? ldv : ldu;
+    T* right_out = wide ? u : v;
+    const index_t ld_right = wide ? ldu : ldv;
+    sort_by_norm(rows, N, X, rows, negligible, ws.sigma, ws.perm);
+    for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -p.scale_exp);
+    if (want_left) {
+        ws.left.resize(static_cast<size_t>(rows) * N);
+        normalized_left_vectors(rows, N, X, rows, ws.sigma, ws.perm, ws.left.data());
+        const T* L = ws.left.data();
+        if (p.use_qr) {  // U = Q [U_R; 0]
+            ws.qleft.assign(static_cast<size_t>(M) * N, T(0));
+            for (index_t j = 0; j < N; ++j) std::copy_n(L + j * N, N, ws.qleft.data() + j * M);
+            apply_q(M, N, ws.w.data(), M, ws.tau.data(), N, ws.qleft.data(), M);
+            L = ws.qleft.data();
+        }
+        for (index_t j = 0; j < N; ++j) std::copy_n(L + j * M, M, left_out + j * ld_left);
+    }
+    if (V)
+        for (index_t r = 0; r < N; ++r) std::copy_n(V + ws.perm[r] * N, N, right_out + r * ld_right);
+}
+
+/// The second part: the Jacobi iteration, then write_solution.
 /// parallel_pairs > 1: share each round-robin step's pairs among that many OpenMP threads.
 template <class T>
 MatrixStatus finish_matrix(const Prepared<real_t<T>>& p, real_t<T>* s, T* u, index_t ldu, T* v, index_t ldv,
                            const Options& opt, Workspace<T>& ws, int parallel_pairs = 0) {
     using R = real_t<T>;
     if (p.finished) return p.status;
-    const bool wide = p.wide, use_qr = p.use_qr, preconditioned = p.preconditioned;
-    const index_t M = p.M, N = p.N, rows = p.rows;
-    const int scale_exp = p.scale_exp;
-    const R maxabs = p.maxabs;
-    const bool want_left = wide ? opt.compute_v : opt.compute_u;
-    const bool want_right = wide ? opt.compute_u : opt.compute_v;
-    T* left_out = wide ? v : u;
-    const index_t ld_left = wide ? ldv : ldu;
-    T* right_out = wide ? u : v;
-    const index_t ld_right = wide ? ldu : ldv;
-    T* W = ws.w.data();
-    T* X = use_qr ? ws.r.data() : W;
+    const index_t N = p.N, rows = p.rows;
+    const bool want_right = p.wide ? opt.compute_u : opt.compute_v;
+    T* X = p.use_qr ? ws.r.data() : ws.w.data();
     T* V = want_right ? ws.right.data() : nullptr;
     const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor),
-                                 core::negligible_norm(std::ldexp(maxabs, scale_exp))};
+                                 core::negligible_norm(std::ldexp(p.maxabs, p.scale_exp))};
     const int nb = opt.block_width > 0 ? opt.block_width : default_block_width;
     const bool blocked = N > nb && (opt.variant == JacobiVariant::blocked ||
                                     (opt.variant == JacobiVariant::automatic &&
@@ -176,25 +218,8 @@ MatrixStatus finish_matrix(const Prepared<real_t<T>>& p, real_t<T>* s, T* u, ind
     const JacobiResult jr =
         blocked ? jacobi_blocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, nb, ws.blocked)
                 : jacobi_unblocked(rows, N, X, rows, V, N, tol, opt.max_sweeps, ws.norms,
-                                   parallel_pairs, preconditioned && !own_precondition<T>(N) ? &ws.gram : nullptr);
-
-    sort_by_norm(rows, N, X, rows, tol.negligible, ws.sigma, ws.perm);
-    for (index_t r = 0; r < N; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
-    if (want_left) {
-        ws.left.resize(static_cast<size_t>(rows) * N);
-        normalized_left_vectors(rows, N, X, rows, ws.sigma, ws.perm, ws.left.data());
-        const T* L = ws.left.data();
-        if (use_qr) {  // U = Q [U_R; 0]
-            ws.qleft.assign(static_cast<size_t>(M) * N, T(0));
-            for (index_t j = 0; j < N; ++j) std::copy_n(L + j * N, N, ws.qleft.data() + j * M);
-            apply_q(M, N, W, M, ws.tau.data(), N, ws.qleft.data(), M);
-            L = ws.qleft.data();
-        }
-        for (index_t j = 0; j < N; ++j) std::copy_n(L + j * M, M, left_out + j * ld_left);
-    }
-    if (want_right)
-        for (index_t r = 0; r < N; ++r)
-            std::copy_n(V + ws.perm[r] * N, N, right_out + r * ld_right);
+                                   parallel_pairs, p.preconditioned && !own_precondition<T>(N) ? &ws.gram : nullptr);
+    write_solution<T>(p, X, V, tol.negligible, s, u, ldu, v, ldv, opt, ws);
     return {jr.converged ? 0 : jr.sweeps, jr.sweeps};
 }
 

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// jacobi_lanes for one instruction set: this file is compiled once per set, with
+// BATCHSVD_LANES_ISA naming its namespace (src/CMakeLists.txt), -ffp-contract=off and
+// -fno-math-errno. It uses compiler built-ins, not <cmath>'s inline functions, so that no
+// function with external linkage is compiled here for a wider instruction set than its
+// other callers have (cpu/lanes/jacobi_lanes.hpp).
+#include <limits>
+
+#include "cpu/lanes/jacobi_lanes.hpp"
+
+#if !defined(BATCHSVD_LANES_ISA)
+#error "BATCHSVD_LANES_ISA names the instruction set's namespace"
+#endif
+
+namespace batchsvd::cpu {
+namespace {
+
+inline float root(float x) { return __builtin_sqrtf(x); }
+inline double root(double x) { return __builtin_sqrt(x); }
+inline float magnitude(float x) { return __builtin_fabsf(x); }
+inline double magnitude(double x) { return __builtin_fabs(x); }
+inline float with_sign(float x, float y) { return __builtin_copysignf(x, y); }
+inline double with_sign(double x, double y) { return __builtin_copysign(x, y); }
+
+/// Rotate the pair (p, q) of columns (len entries each, interleaved) in the lanes where
+/// turn[l] is set: p' = cs (p - tw q), q' = cs (q + tw p); elsewhere both stay bitwise.
+template <class R, int L>
+void rotate_lanes(int len, R* p, R* q, const R (&cs)[L], const R (&tw)[L], const R (&turn)[L]) {
+    for (int r = 0; r < len; ++r) {
+        R* pr = p + r * L;
+        R* qr = q + r * L;
+#pragma omp simd
+        for (int l = 0; l < L; ++l) {
+            const R x = pr[l], y = qr[l];
+            const R nx = cs[l] * (x - tw[l] * y);
+            const R ny = cs[l] * (y + tw[l] * x);
+            const bool on = turn[l] != 0;
+            pr[l] = on ? nx : x;
+            qr[l] = on ? ny : y;
+        }
+    }
+}
+
+/// core::needs_rotation, then core::jacobi_rotation (host form), in every lane: cs and tw
+/// of the rotation, turn = 1 where it is needed. Every branch is computed, then selected.
+/// (A function of its own: inlined into the sweep, GCC 12 no longer vectorises it.)
+template <class R, int L>
+__attribute__((noinline)) void angles(const R (&a)[L], const R (&b)[L], const R (&c)[L], const R* negligible, R tol,
+                                      R small, R large, R (&cs)[L], R (&tw)[L], R (&turn)[L]) {
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+        const R ra = root(a[l]), rb = root(b[l]), ac = magnitude(c[l]);
+        const bool need = (ra > negligible[l]) & (rb > negligible[l]) & (ac > tol * ra * rb);
+        const R ct2 = (b[l] - a[l]) / (need ? 2 * ac : R(1));
+        const R act2 = magnitude(ct2);
+        const R mid = act2 + root(ct2 * ct2 + 1);
+        const R act = act2 >= large ? 2 * act2 : (act2 < small ? act2 + 1 : mid);
+        const R t = with_sign(R(1) / act, ct2);
+        const R cosine = act * (R(1) / root(act * act + 1));
+        cs[l] = act >= large ? R(1) : cosine;
+        tw[l] = c[l] < 0 ? -t : t;
+        turn[l] = need ? R(1) : R(0);
+    }
+}
+
+template <class R> void iterate(const LaneGroup<R>& g) {
+    constexpr int L = lane_count<R>;
+    constexpr R eps = std::numeric_limits<R>::epsilon();
+    // core::jacobi_rotation's thresholds: sqrt(eps) and sqrt(2 / eps).
+    const R small = root(eps), large = root(2 / eps);
+    const int rows = g.rows, cols = g.cols;
+    bool active[L];
+    for (int l = 0; l < L; ++l) {
+        active[l] = true;
+        g.sweeps[l] = 0;
+        g.converged[l] = false;
+    }
+    for (int sweep = 1; sweep <= g.max_sweeps; ++sweep) {
+        for (int l = 0; l < L; ++l)
+            if (active[l]) g.sweeps[l] = sweep;
+        R rotated[L] = {};
+        for (int i = 0; i + 1 < cols; ++i) {
+            R* xi = g.x + i * rows * L;
+            for (int j = i + 1; j < cols; ++j) {
+                R* xj = g.x + j * rows * L;
+                R c[L] = {}, a[L] = {}, b[L] = {};
+                for (int r = 0; r < rows; ++r) {
+                    const R* pi = xi + r * L;
+                    const R* pj = xj + r * L;
+#pragma omp simd
+                    for (int l = 0; l < L; ++l) {
+                        c[l] += pi[l] * pj[l];
+                        a[l] += pi[l] * pi[l];
+                        b[l] += pj[l] * pj[l];
+                    }
+                }
+                R cs[L], tw[L], turn[L];
+                angles<R, L>(a, b, c, g.negligible, g.tol, small, large, cs, tw, turn);
+                R any = 0;
+                for (int l = 0; l < L; ++l) any += turn[l];
+                if (any == 0) continue;
+                rotate_lanes<R, L>(rows, xi, xj, cs, tw, turn);
+                if (g.v) rotate_lanes<R, L>(cols, g.v + i * cols * L, g.v + j * cols * L, cs, tw, turn);
+                for (int l = 0; l < L; ++l) rotated[l] = rotated[l] != 0 || turn[l] != 0 ? R(1) : R(0);
+            }
+        }
+        bool all_done = true;
+        for (int l = 0; l < L; ++l) {
+            if (active[l] && rotated[l] == 0) {
+                active[l] = false;
+                g.converged[l] = true;
+            }
+            all_done = all_done && !active[l];
+        }
+        if (all_done) break;
+    }
+}
+
+}  // namespace
+
+namespace BATCHSVD_LANES_ISA {
+void jacobi_lanes(const LaneGroup<float>& g) { iterate(g); }
+void jacobi_lanes(const LaneGroup<double>& g) { iterate(g); }
+}  // namespace BATCHSVD_LANES_ISA
+
+}  // namespace batchsvd::cpu
