@@ -72,8 +72,8 @@ template <class T> int run(const Args& args) {
     const testing::Errors e_ours = testing::measure_batch<T>(m, n, batch, a.data(), s.data(), u.data(), v.data());
 
     // LAPACK ?gesvj and ?gesvd in an OpenMP loop (lapack_loop.hpp), the same repetitions.
-    const bench::LapackLoopRun gesvj_run = bench::run_lapack_loop<T>(true, m, n, batch, a.data(), args.reps);
-    const bench::LapackLoopRun gesvd_run = bench::run_lapack_loop<T>(false, m, n, batch, a.data(), args.reps);
+    const bench::LapackLoopRun gesvj_run = bench::run_lapack_loop<T>(bench::LapackRoutine::gesvj, m, n, batch, a.data(), args.reps);
+    const bench::LapackLoopRun gesvd_run = bench::run_lapack_loop<T>(bench::LapackRoutine::gesvd, m, n, batch, a.data(), args.reps);
     const testing::Errors& e_gesvj = gesvj_run.errors;
 
     const double ours = median(t_ours), gesvj = gesvj_run.ms, gesvd = gesvd_run.ms;

@@ -4,6 +4,7 @@
 
     python3 bench/cpu_numpy_bench.py [--threads T] [--precisions float64,float32]
         [--group scan|sample|quick] [--seconds 0.3] [--reps 3] [--commit C] [--out FILE]
+        [--lapack gesdd,gesvj] [--lapack-loop LIB]
 
 --threads sets OMP_NUM_THREADS (batchsvd) and OPENBLAS_NUM_THREADS (NumPy's OpenBLAS) before
 either is loaded (default: every core). Groups:
@@ -14,6 +15,11 @@ either is loaded (default: every core). Groups:
             384, 512; tall and wide 4:1 for n = 16 and 64
     quick   10000 x 32^2, 2000 x 64^2, 200 x 128^2, 20 x 256^2 (fixed batches)
 
+The LAPACK loops come from the benchmarks' build (libbatchsvd_lapack_loop_c.so: --lapack-loop,
+else the first build*/bench/ of this checkout that has it; `cmake -S . -B build && cmake --build
+build --target batchsvd_lapack_loop_c`); without it their columns stay empty. --lapack ""
+skips them.
+
 In the scan each case's batch is sized to about --seconds of NumPy's time (from a timed
 probe of 8 matrices). Inputs: standard normal entries, fresh each run (the seed is printed).
 Columns:
@@ -22,11 +28,19 @@ Columns:
     batchsvd_ms   batchsvd.svd(a) (U, S, Vh), median of --reps after a warm-up
     numpy_ms      numpy.linalg.svd(a, full_matrices=False), the same way
     ratio         numpy_ms / batchsvd_ms
+    gesdd_loop_ms, gesvj_loop_ms
+                  LAPACK ?gesdd (U, S, V^H economy) and ?gesvj (one-sided Jacobi) in an OpenMP
+                  loop over the batch on the same threads (bench/lapack_loop.cpp, the BLAS on
+                  one thread inside it), the same way; empty where not run
+    gesdd_ratio, gesvj_ratio
+                  those times over batchsvd_ms
     e1_u .. e4_u  the worst e1-e4 of batchsvd's results over the first 16 matrices, in units
                   of u (python/tests/svd_measures.py; S_ref NumPy's)
 """
 import argparse
+import ctypes
 import datetime
+import glob
 import os
 import platform
 import subprocess
@@ -45,6 +59,8 @@ def parse():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--commit", default="")
     p.add_argument("--out", default="")
+    p.add_argument("--lapack", default="gesdd,gesvj", help="LAPACK loops to time (comma-separated; empty: none)")
+    p.add_argument("--lapack-loop", default="", help="path of libbatchsvd_lapack_loop_c.so")
     return p.parse_args()
 
 
@@ -83,6 +99,36 @@ def cpu_name():
     return platform.processor() or "unknown"
 
 
+def lapack_loop_library(explicit):
+    """The LAPACK loops' C library, or None (with a note on stderr)."""
+    paths = [explicit] if explicit else sorted(glob.glob(os.path.join(ROOT, "build*", "bench",
+                                                                       "libbatchsvd_lapack_loop_c.so")))
+    for path in paths:
+        try:
+            lib = ctypes.CDLL(os.path.abspath(path))
+        except OSError as e:
+            print("# cannot load %s: %s" % (path, e), file=sys.stderr)
+            continue
+        f = lib.batchsvd_bench_lapack_loop
+        f.restype = ctypes.c_double
+        f.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_long, ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                      ctypes.c_int, ctypes.c_int, ctypes.POINTER(ctypes.c_double)]
+        print("# LAPACK loops from %s" % path, flush=True)
+        return f
+    print("# no libbatchsvd_lapack_loop_c.so (build target batchsvd_lapack_loop_c): LAPACK columns empty",
+          file=sys.stderr)
+    return None
+
+
+def lapack_loop_ms(loop, routine, a, reps):
+    """Median ms of the LAPACK loop over a (batch, m, n), handed over column-major."""
+    colmajor = np.ascontiguousarray(np.swapaxes(a, 1, 2))  # each matrix's columns contiguous
+    errors = (ctypes.c_double * 4)()
+    ms = loop(routine.encode(), str(a.dtype).encode(), a.shape[1], a.shape[2], a.shape[0],
+              colmajor.ctypes.data, ARGS.threads, reps, errors)
+    return ms
+
+
 def median_ms(f, reps):
     f()  # warm-up
     times = []
@@ -112,7 +158,9 @@ def main():
     meta = {"mode": "cpu", "cpu": cpu_name(), "date": datetime.date.today().isoformat(),
             "commit": commit_of(ARGS.commit), "threads": ARGS.threads}
     cols = ["mode", "cpu", "date", "commit", "threads", "precision", "m", "n", "batch", "batchsvd_ms", "numpy_ms",
-            "ratio", "e1_u", "e2_u", "e3_u", "e4_u"]
+            "ratio", "gesdd_loop_ms", "gesvj_loop_ms", "gesdd_ratio", "gesvj_ratio", "e1_u", "e2_u", "e3_u", "e4_u"]
+    routines = [r.strip() for r in ARGS.lapack.split(",") if r.strip()]
+    loop = lapack_loop_library(ARGS.lapack_loop) if routines else None
     print("# %s | %d threads | commit %s | seed %d" % (meta["cpu"], ARGS.threads, meta["commit"], seed), flush=True)
     out = open(ARGS.out, "w") if ARGS.out else None
     if out:
@@ -129,11 +177,16 @@ def main():
             a = rng.standard_normal((batch, m, n)).astype(dtype)
             ours = median_ms(lambda: batchsvd.svd(a), ARGS.reps)
             theirs = median_ms(lambda: np.linalg.svd(a, full_matrices=False), ARGS.reps)
+            lapack = {}
+            for r in ("gesdd", "gesvj"):
+                ms = lapack_loop_ms(loop, r, a, ARGS.reps) if loop and r in routines else float("nan")
+                lapack[r + "_loop_ms"] = "" if ms != ms else "%.3f" % ms
+                lapack[r + "_ratio"] = "" if ms != ms else "%.3f" % (ms / ours)
             uu, s, vh = batchsvd.svd(a[:16])
             e = error_measures(a[:16].astype(np.float64), uu.astype(np.float64), s.astype(np.float64),
                                vh.astype(np.float64), 1.0)
             row = dict(meta, precision=prec, m=m, n=n, batch=batch, batchsvd_ms="%.3f" % ours,
-                       numpy_ms="%.3f" % theirs, ratio="%.3f" % (theirs / ours),
+                       numpy_ms="%.3f" % theirs, ratio="%.3f" % (theirs / ours), **lapack,
                        **{"e%d_u" % i: "%.2f" % (float(np.max(e["e%d" % i])) / u) for i in range(1, 5)})
             line = ",".join(str(row[c]) for c in cols)
             print(line, flush=True)

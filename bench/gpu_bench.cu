@@ -707,7 +707,7 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const index_t probe = std::min<index_t>(batch, batchsvd::bench::lapack_loop_threads());
         const auto a = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
                                                             n, batch <= probe ? batch : probe, 99);
-        const double t1 = batchsvd::bench::run_lapack_loop<T>(false, m, n, probe, a.data(), 1).ms;
+        const double t1 = batchsvd::bench::run_lapack_loop<T>(batchsvd::bench::LapackRoutine::gesvd, m, n, probe, a.data(), 1).ms;
         row.cpu_subset = std::clamp<index_t>(index_t(1000.0 / std::max(t1, 1e-3) * double(probe)),
                                              probe, std::min<index_t>(batch, 20000));
         const auto b = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m,
@@ -715,11 +715,11 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
         const double u = batchsvd::testing::unit_roundoff<T>();
         auto worst = [u](const batchsvd::testing::Errors& e) { return worst_in_u(e, u); };
         const double scale = double(batch) / double(row.cpu_subset);
-        const auto rd = batchsvd::bench::run_lapack_loop<T>(false, m, n, row.cpu_subset, b.data(), 3);
+        const auto rd = batchsvd::bench::run_lapack_loop<T>(batchsvd::bench::LapackRoutine::gesvd, m, n, row.cpu_subset, b.data(), 3);
         row.cpu_gesvd = rd.ms * scale;
         row.cpu_gesvd_err = worst(rd.errors);
         if constexpr (std::is_same_v<T, R>) {
-            const auto rj = batchsvd::bench::run_lapack_loop<T>(true, m, n, row.cpu_subset, b.data(), 3);
+            const auto rj = batchsvd::bench::run_lapack_loop<T>(batchsvd::bench::LapackRoutine::gesvj, m, n, row.cpu_subset, b.data(), 3);
             row.cpu_gesvj = rj.ms * scale;
             row.cpu_gesvj_err = worst(rj.errors);
         }

@@ -17,7 +17,32 @@
 namespace batchsvd::bench {
 namespace {
 
+/// OpenBLAS held to one thread inside the loop (its own threads would oversubscribe the
+/// loop's), its count restored after; the setter is bound weakly, so any BLAS links.
+extern "C" {
+void openblas_set_num_threads(int) __attribute__((weak));
+int openblas_get_num_threads(void) __attribute__((weak));
+}
+class OneBlasThread {
+public:
+    OneBlasThread() {
+        if (openblas_set_num_threads && openblas_get_num_threads) {
+            before_ = openblas_get_num_threads();
+            openblas_set_num_threads(1);
+        }
+    }
+    ~OneBlasThread() {
+        if (before_ > 0) openblas_set_num_threads(before_);
+    }
+    OneBlasThread(const OneBlasThread&) = delete;
+    OneBlasThread& operator=(const OneBlasThread&) = delete;
+
+private:
+    int before_ = 0;
+};
+
 template <class F> double time_ms(F&& f) {
+    const OneBlasThread one;
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -45,8 +70,9 @@ double gesvj_loop(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s,
 }
 
 template <class T>
-double gesvd_loop(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v) {
+double gesvd_loop(LapackRoutine routine, index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v) {
     if (m < n) throw std::invalid_argument("gesvd_loop: needs m >= n");
+    if (routine == LapackRoutine::gesvj) throw std::invalid_argument("gesvd_loop: ?gesvd or ?gesdd");
     const index_t k = n;
     return time_ms([&] {
 #pragma omp parallel
@@ -55,8 +81,8 @@ double gesvd_loop(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s,
 #pragma omp for schedule(dynamic, 1)
             for (index_t b = 0; b < batch; ++b) {
                 std::memcpy(w.data(), a + b * m * n, sizeof(T) * m * n);
-                testing::lapack::gesvd<T>(int(m), int(n), w.data(), int(m), s + b * k, u + b * m * k,
-                                          int(m), vt.data(), int(k));
+                const auto svd = routine == LapackRoutine::gesdd ? testing::lapack::gesdd<T> : testing::lapack::gesvd<T>;
+                svd(int(m), int(n), w.data(), int(m), s + b * k, u + b * m * k, int(m), vt.data(), int(k));
                 T* vb = v + b * n * k;  // V = (V^H)^H
                 for (index_t j = 0; j < k; ++j)
                     for (index_t i = 0; i < n; ++i) vb[i + j * n] = core::conj_of(vt[j + i * k]);
@@ -66,7 +92,7 @@ double gesvd_loop(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s,
 }
 
 template <class T>
-LapackLoopRun run_lapack_loop(bool jacobi, index_t m, index_t n, index_t batch, const T* a, int reps) {
+LapackLoopRun run_lapack_loop(LapackRoutine routine, index_t m, index_t n, index_t batch, const T* a, int reps) {
     const index_t k = std::min(m, n);
     std::vector<real_t<T>> s(k * batch);
     std::vector<T> u(m * k * batch), v(n * k * batch);
@@ -84,8 +110,8 @@ LapackLoopRun run_lapack_loop(bool jacobi, index_t m, index_t n, index_t batch, 
     T* lu = wide ? v.data() : u.data();
     T* lv = wide ? u.data() : v.data();
     auto loop = [&] {
-        return jacobi ? gesvj_loop<T>(rows, cols, batch, in, s.data(), lu, lv)
-                      : gesvd_loop<T>(rows, cols, batch, in, s.data(), lu, lv);
+        return routine == LapackRoutine::gesvj ? gesvj_loop<T>(rows, cols, batch, in, s.data(), lu, lv)
+                                               : gesvd_loop<T>(routine, rows, cols, batch, in, s.data(), lu, lv);
     };
     std::vector<double> t;
     if (reps > 1) loop();  // warm-up
@@ -99,8 +125,8 @@ LapackLoopRun run_lapack_loop(bool jacobi, index_t m, index_t n, index_t batch, 
 
 #define BATCHSVD_LAPACK_LOOP_(T)                                                                     \
     template double gesvj_loop<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*);         \
-    template double gesvd_loop<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*);         \
-    template LapackLoopRun run_lapack_loop<T>(bool, index_t, index_t, index_t, const T*, int);
+    template double gesvd_loop<T>(LapackRoutine, index_t, index_t, index_t, const T*, real_t<T>*, T*, T*); \
+    template LapackLoopRun run_lapack_loop<T>(LapackRoutine, index_t, index_t, index_t, const T*, int);
 BATCHSVD_LAPACK_LOOP_(float)
 BATCHSVD_LAPACK_LOOP_(double)
 BATCHSVD_LAPACK_LOOP_(std::complex<float>)

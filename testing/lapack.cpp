@@ -20,6 +20,14 @@ void cgesvd_(const char*, const char*, const int*, const int*, cf*, const int*, 
              const int*, cf*, const int*, cf*, const int*, float*, int*, fstrlen, fstrlen);
 void zgesvd_(const char*, const char*, const int*, const int*, cd*, const int*, double*, cd*,
              const int*, cd*, const int*, cd*, const int*, double*, int*, fstrlen, fstrlen);
+void sgesdd_(const char*, const int*, const int*, float*, const int*, float*, float*, const int*, float*,
+             const int*, float*, const int*, int*, int*, fstrlen);
+void dgesdd_(const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
+             const int*, double*, const int*, int*, int*, fstrlen);
+void cgesdd_(const char*, const int*, const int*, cf*, const int*, float*, cf*, const int*, cf*, const int*, cf*,
+             const int*, float*, int*, int*, fstrlen);
+void zgesdd_(const char*, const int*, const int*, cd*, const int*, double*, cd*, const int*, cd*, const int*, cd*,
+             const int*, double*, int*, int*, fstrlen);
 void sgesvj_(const char*, const char*, const char*, const int*, const int*, float*, const int*,
              float*, const int*, float*, const int*, float*, const int*, int*, fstrlen, fstrlen,
              fstrlen);
@@ -70,6 +78,33 @@ int gesvd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int l
     return call_gesvd<T>('S', 'S', m, n, a, lda, s, u, ldu, vt, ldvt);
 }
 
+template <class T>
+int gesdd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int ldvt) {
+    using R = real_t<T>;
+    const char jobz = 'S';
+    int info = 0, lwork = -1;
+    T query{};
+    const int k = std::min(m, n), big = std::max(m, n);
+    std::vector<int> iwork(std::max(1, 8 * k));
+    std::vector<R> rwork(!std::is_same_v<T, R> ? std::max<std::size_t>(1, std::size_t(k) * std::max(5 * k + 7, 2 * big + 2 * k + 1))
+                                         : 1);
+    auto call = [&](T* work, int lw) {
+        if constexpr (std::is_same_v<T, float>)
+            sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, iwork.data(), &info, 1);
+        else if constexpr (std::is_same_v<T, double>)
+            dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, iwork.data(), &info, 1);
+        else if constexpr (std::is_same_v<T, cf>)
+            cgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, rwork.data(), iwork.data(), &info, 1);
+        else
+            zgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lw, rwork.data(), iwork.data(), &info, 1);
+    };
+    call(&query, lwork);
+    lwork = std::max(1, static_cast<int>(std::real(query)));
+    std::vector<T> work(lwork);
+    call(work.data(), lwork);
+    return info;
+}
+
 template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv) {
     const char joba = 'G', jobu = 'U', jobv = 'V';
     int mv = 0, info = 0;
@@ -86,7 +121,8 @@ template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv)
 
 #define BATCHSVD_INSTANTIATE_(T)                                                   \
     template int gesvd_values<T>(int, int, T*, int, real_t<T>*);                   \
-    template int gesvd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);
+    template int gesvd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);       \
+    template int gesdd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);
 BATCHSVD_INSTANTIATE_(float)
 BATCHSVD_INSTANTIATE_(double)
 BATCHSVD_INSTANTIATE_(cf)

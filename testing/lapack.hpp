@@ -16,6 +16,10 @@ template <class T> int gesvd_values(int m, int n, T* a, int lda, real_t<T>* s);
 template <class T>
 int gesvd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int ldvt);
 
+/// ?gesdd (divide and conquer) with economy U (m x k) and V^H (k x n). Returns LAPACK's info.
+template <class T>
+int gesdd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int ldvt);
+
 /// ?gesvj for real types (m >= n): A is overwritten by U (m x n), V (n x n) is computed.
 /// Returns LAPACK's info.
 template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv);

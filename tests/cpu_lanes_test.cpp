@@ -92,7 +92,7 @@ TEST_P(CpuLanes, SameOnEveryInstructionSet) {
             for (int e = 0; e < rows * cols; ++e) x0[std::size_t(e * L + l)] = a[std::size_t(l * rows * cols + e)];
             for (int j = 0; j < cols; ++j) v0[std::size_t((j * cols + j) * L + l)] = T(1);
         }
-        auto iterate = [&](cpu::LaneIsa isa, std::vector<T>& x, std::vector<T>& v, std::vector<int>& sweeps) {
+        auto iterate = [&](cpu::Isa isa, std::vector<T>& x, std::vector<T>& v, std::vector<int>& sweeps) {
             x = x0;
             v = v0;
             std::vector<T> negligible(L, T(0));
@@ -113,10 +113,10 @@ TEST_P(CpuLanes, SameOnEveryInstructionSet) {
         };
         std::vector<T> xb, vb;
         std::vector<int> sb;
-        iterate(cpu::LaneIsa::baseline, xb, vb, sb);
+        iterate(cpu::Isa::baseline, xb, vb, sb);
         int tried = 0;
-        for (cpu::LaneIsa isa : {cpu::LaneIsa::avx2, cpu::LaneIsa::avx512}) {
-            if (!cpu::lane_isa_available(isa)) continue;
+        for (cpu::Isa isa : {cpu::Isa::avx2, cpu::Isa::avx512}) {
+            if (!cpu::isa_available(isa)) continue;
             ++tried;
             std::vector<T> x, v;
             std::vector<int> s;

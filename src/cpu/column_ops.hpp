@@ -6,9 +6,10 @@
 
 #include <complex>
 
+#include "cpu/isa.hpp"
 #include "batchsvd/batchsvd.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 template <class T> struct is_cplx : std::false_type {};
 template <class R> struct is_cplx<std::complex<R>> : std::true_type {};
@@ -95,4 +96,4 @@ template <class T> void scale_col(index_t len, T* x, real_t<T> s) {
     for (index_t i = 0; i < n; ++i) xr[i] *= s;
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

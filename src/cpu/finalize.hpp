@@ -10,9 +10,10 @@
 #include <numeric>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "cpu/column_ops.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 /// perm: column order by descending norm (stable); sigma[j] = ||X(:, j)||, or 0 where that
 /// is at most `negligible` (rounding noise, core::negligible_norm).
@@ -87,4 +88,4 @@ void normalized_left_vectors(index_t rows, index_t cols, const T* X, index_t ldx
     }
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -11,10 +11,11 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "core/scalar.hpp"
 #include "cpu/column_ops.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 /// ||x||_2 from squares scaled by a power of two near the largest |x_i| (as LAPACK's nrm2):
 /// rank deficiency leaves columns of rounding noise of rounding noise (1e-26 in float, 1e-160
@@ -89,4 +90,4 @@ void apply_q(index_t rows, index_t cols, const T* W, index_t ldw, const T* tau, 
     }
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -11,13 +11,14 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "core/ordering.hpp"
 #include "core/rotation.hpp"
 #include "core/scalar.hpp"
 #include "cpu/column_ops.hpp"
 #include "cpu/jacobi_unblocked.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 template <class T> struct BlockedWorkspace {
     std::vector<T> gram;    ///< w x w, w <= 2 nb
@@ -123,4 +124,4 @@ JacobiResult jacobi_blocked(index_t rows, index_t cols, T* X, index_t ldx, T* V,
     return res;
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -12,11 +12,12 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "core/ordering.hpp"
 #include "core/rotation.hpp"
 #include "cpu/column_ops.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 struct JacobiResult {
     int sweeps = 0;          ///< sweeps run, the final check sweep included
@@ -125,4 +126,4 @@ JacobiResult jacobi_unblocked(index_t rows, index_t cols, T* X, index_t ldx, T* 
     return res;
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -10,10 +10,11 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "cpu/lanes/jacobi_lanes.hpp"
 #include "cpu/svd_one_matrix.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 /// Orders (the smaller side) and lengths (the larger) the lanes take under automatic options.
 /// Measured on the 2-core development machine against the per-matrix iteration with its
@@ -102,7 +103,7 @@ void solve_lane_group(int count, Job&& job, const Options& opt, Workspace<T>& ws
     g.max_sweeps = opt.max_sweeps;
     g.sweeps = sweeps;
     g.converged = converged;
-    jacobi_lanes(g, lane_isa());
+    jacobi_lanes(g, chosen_isa());
     ws.w.resize(static_cast<std::size_t>(M * N));
     if (want_right) ws.right.resize(static_cast<std::size_t>(N * N));
     for (int l = 0; l < count; ++l) {
@@ -118,4 +119,4 @@ void solve_lane_group(int count, Job&& job, const Options& opt, Workspace<T>& ws
     }
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

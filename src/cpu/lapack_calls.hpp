@@ -10,9 +10,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "batchsvd/batchsvd.hpp"
 
-namespace batchsvd::cpu::lapack {
+BATCHSVD_CPU_BEGIN
+namespace lapack {
 
 using fstrlen = std::size_t;
 using cf = std::complex<float>;
@@ -95,4 +97,5 @@ template <class T> int eigen_lower(int n, T* g, int ldg, real_t<T>* w, EigenWork
     return info;
 }
 
-}  // namespace batchsvd::cpu::lapack
+}  // namespace lapack
+BATCHSVD_CPU_END

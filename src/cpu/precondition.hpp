@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "batchsvd/batchsvd.hpp"
 #include "cpu/column_ops.hpp"
 #include "cpu/symmetric_eigen.hpp"
@@ -21,7 +22,7 @@
 #include "cpu/lapack_calls.hpp"
 #endif
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 /// Up to this order real matrices are preconditioned without the BLAS (own Gram matrix,
 /// eigensolver and product: symmetric_eigen.hpp), in any build; complex ones, and larger
@@ -128,4 +129,4 @@ bool precondition(index_t rows, index_t cols, T* X, index_t ldx, T* v0, Precondi
 #endif
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

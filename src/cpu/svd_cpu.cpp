@@ -1,25 +1,50 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // CPU backend: OpenMP over the batch, one workspace per thread, one matrix per iteration; for
 // large matrices, or a batch smaller than the thread count, the threads share each matrix's
-// rotations instead.
-#include "cpu/svd_cpu.hpp"
-
+// rotations instead; small real matrices a SIMD lane each (lane_groups.hpp).
+//
+// Compiled once per instruction set (cpu/isa.hpp; src/CMakeLists.txt names the namespace and
+// the target). Everything from outside the backend is included first, under the baseline
+// target: code compiled for a wider set must stay in this copy's own namespace, and the
+// standard library's templates are instantiated with the target of their definition, so
+// their shared (COMDAT) copies stay baseline code whichever copy the linker keeps.
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdlib>
 #include <exception>
+#include <limits>
 #include <new>
 #include <numeric>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "cpu/lane_groups.hpp"
-#include "cpu/svd_one_matrix.hpp"
+#include "batchsvd/batchsvd.hpp"
+#include "core/ordering.hpp"
+#include "core/precision.hpp"
+#include "core/rotation.hpp"
+#include "core/scalar.hpp"
+#include "cpu/isa.hpp"
+#include "cpu/lanes/jacobi_lanes.hpp"
 #if defined(BATCHSVD_HAVE_LAPACK)
 #include "cpu/blas_threads.hpp"
 #endif
 
-namespace batchsvd::cpu {
+#if defined(BATCHSVD_CPU_TARGET_AVX2)
+#pragma GCC target("avx2")
+#elif defined(BATCHSVD_CPU_TARGET_AVX512)
+#pragma GCC target("avx512f,avx512dq,avx512vl,avx512bw")
+#endif
+
+#include "cpu/lane_groups.hpp"
+#include "cpu/svd_one_matrix.hpp"
+
+BATCHSVD_CPU_BEGIN
 namespace {
 
 /// Holds the BLAS to one thread while a call may precondition (cpu/blas_threads.hpp).
@@ -234,4 +259,4 @@ BATCHSVD_INSTANTIATE_(std::complex<float>)
 BATCHSVD_INSTANTIATE_(std::complex<double>)
 #undef BATCHSVD_INSTANTIATE_
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -9,6 +9,7 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "core/precision.hpp"
 #include "core/scalar.hpp"
 #include "core/rotation.hpp"
@@ -18,7 +19,7 @@
 #include "cpu/jacobi_unblocked.hpp"
 #include "cpu/precondition.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 /// Up to this many columns the unblocked iteration is used (Variant::automatic). Measured on
 /// the 2-core development machine (batchsvd_cpu_bench --variant, float64): unblocked is 1.6-1.9x
@@ -233,4 +234,4 @@ MatrixStatus svd_one_matrix(index_t m, index_t n, const T* a, index_t lda, real_
     return finish_matrix<T>(p, s, u, ldu, v, ldv, opt, ws, parallel_pairs);
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

@@ -14,9 +14,10 @@
 #include <numeric>
 #include <vector>
 
+#include "cpu/isa.hpp"
 #include "batchsvd/batchsvd.hpp"
 
-namespace batchsvd::cpu {
+BATCHSVD_CPU_BEGIN
 
 template <class R> struct SymmetricEigenWorkspace {
     std::vector<R> d, e, q, row;
@@ -167,4 +168,4 @@ template <class R> bool symmetric_eigen_descending(index_t n, R* g, R* v, Symmet
     return true;
 }
 
-}  // namespace batchsvd::cpu
+BATCHSVD_CPU_END

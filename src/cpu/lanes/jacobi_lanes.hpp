@@ -12,12 +12,14 @@
 // that finished a sweep without rotating stays as it is while the others go on, so a matrix's
 // result does not depend on its neighbours in the group.
 //
-// This header is compiled once per instruction set (jacobi_lanes_isa.cpp, namespace
+// The kernel is compiled once per instruction set (jacobi_lanes_isa.cpp, namespace
 // BATCHSVD_LANES_ISA) with -ffp-contract=off and -fno-math-errno: no fused multiply-adds, no
 // horizontal sums, so every instruction set gives bitwise the same result. Nothing here may be
 // an inline function with external linkage shared with other translation units (templates
 // live in an anonymous namespace), or the linker could pick an AVX-512 copy for baseline code.
 #pragma once
+
+#include "cpu/isa.hpp"
 
 namespace batchsvd::cpu {
 
@@ -38,9 +40,6 @@ template <class R> struct LaneGroup {
     bool* converged = nullptr;           ///< per lane
 };
 
-/// The instruction sets of jacobi_lanes, best last.
-enum class LaneIsa { baseline, avx2, avx512 };
-
 #define BATCHSVD_LANES_DECLARE_(isa)              \
     namespace lanes_##isa {                       \
     void jacobi_lanes(const LaneGroup<float>& g);  \
@@ -51,15 +50,11 @@ BATCHSVD_LANES_DECLARE_(avx2)
 BATCHSVD_LANES_DECLARE_(avx512)
 #undef BATCHSVD_LANES_DECLARE_
 
-/// Whether this build and this processor have `isa`.
-bool lane_isa_available(LaneIsa isa);
-/// The best available (BATCHSVD_CPU_LANES=baseline|avx2|avx512 asks for a lower one).
-LaneIsa lane_isa();
 /// False where BATCHSVD_CPU_LANES=off: every matrix takes the per-matrix iteration.
 bool lanes_enabled();
 
-/// The iteration on one group with the given instruction set (must be available).
-void jacobi_lanes(const LaneGroup<float>& g, LaneIsa isa);
-void jacobi_lanes(const LaneGroup<double>& g, LaneIsa isa);
+/// The iteration on one group with the given instruction set (must be available: isa.hpp).
+void jacobi_lanes(const LaneGroup<float>& g, Isa isa);
+void jacobi_lanes(const LaneGroup<double>& g, Isa isa);
 
 }  // namespace batchsvd::cpu
