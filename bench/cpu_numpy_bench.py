@@ -20,6 +20,9 @@ else the first build*/bench/ of this checkout that has it; `cmake -S . -B build 
 build --target batchsvd_lapack_loop_c`); without it their columns stay empty. --lapack ""
 skips them.
 
+Before each library's runs the benchmark rests --settle seconds: NumPy's OpenBLAS threads spin
+about 0.1 s after a call before they sleep, and on 16 cores they took the cores of the run after.
+
 In the scan each case's batch is sized to about --seconds of NumPy's time (from a timed
 probe of 8 matrices). Inputs: standard normal entries, fresh each run (the seed is printed).
 Columns:
@@ -59,6 +62,8 @@ def parse():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--commit", default="")
     p.add_argument("--out", default="")
+    p.add_argument("--settle", type=float, default=0.2,
+                   help="seconds of rest before each timed library (BLAS threads of the one before stop spinning)")
     p.add_argument("--lapack", default="gesdd,gesvj", help="LAPACK loops to time (comma-separated; empty: none)")
     p.add_argument("--lapack-loop", default="", help="path of libbatchsvd_lapack_loop_c.so")
     return p.parse_args()
@@ -124,12 +129,14 @@ def lapack_loop_ms(loop, routine, a, reps):
     """Median ms of the LAPACK loop over a (batch, m, n), handed over column-major."""
     colmajor = np.ascontiguousarray(np.swapaxes(a, 1, 2))  # each matrix's columns contiguous
     errors = (ctypes.c_double * 4)()
+    time.sleep(ARGS.settle)
     ms = loop(routine.encode(), str(a.dtype).encode(), a.shape[1], a.shape[2], a.shape[0],
               colmajor.ctypes.data, ARGS.threads, reps, errors)
     return ms
 
 
 def median_ms(f, reps):
+    time.sleep(ARGS.settle)  # OpenBLAS's idle threads spin about 0.1 s after a call before they sleep
     f()  # warm-up
     times = []
     for _ in range(reps):

@@ -67,6 +67,13 @@ private:
 /// The threads of a call (Options::threads, else OpenMP's default).
 inline int call_threads(const Options& opts) { return opts.threads > 0 ? opts.threads : omp_get_max_threads(); }
 
+/// The chunk of dynamic scheduling over `items`: up to `most` at once, but small enough that
+/// every thread gets about four chunks. A fixed chunk of 8 left 13 of 16 threads idle on a
+/// batch of 20 (128^2 float64 on the 16-core Xeon: 43 ms, 2026-11-27).
+inline int chunk_for(index_t items, int threads, int most) {
+    return int(std::clamp<index_t>(items / (4 * index_t(threads)), 1, most));
+}
+
 /// One matrix solved by the calling thread alone.
 template <class T> void solve_alone(const MatrixJob<T>& j, const Options& opts, Workspace<T>& ws, bool& out_of_memory) {
     try {
@@ -150,7 +157,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
             {
                 Workspace<T> ws;
                 LaneWorkspace<T> lw;
-#pragma omp for schedule(dynamic, 4)
+#pragma omp for schedule(dynamic, chunk_for(groups, threads, 4))
                 for (index_t g = 0; g < groups; ++g) {
                     try {
                         solve_lane_group<T>(int(std::min(L, batch - g * L)), [&](int l) { return job(g * L + l); }, opts,
@@ -171,7 +178,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
 #pragma omp parallel num_threads(threads)
         {
             Workspace<T> ws;
-#pragma omp for schedule(dynamic, 8)
+#pragma omp for schedule(dynamic, chunk_for(batch, threads, 8))
             for (index_t b = 0; b < batch; ++b) solve_alone(job(b), opts, ws, out_of_memory);
         }
     }
