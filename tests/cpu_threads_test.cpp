@@ -41,7 +41,7 @@ TEST_P(CpuThreads, OptionGivesTheSameResultsAtAnyCount) {
             o.threads = 1;
             const Result<T> one = solve<T>(sh[0], sh[1], sh[2], a, o);
             for (index_t b = 0; b < sh[2]; ++b) ASSERT_EQ(one.info[b], 0);
-            for (int t : {2, 3, 6}) {  // 6: teams of threads on several matrices at once
+            for (int t : {2, 3, 6}) {  // 6: several large matrices finished at once
                 o.threads = t;
                 expect_bitwise_equal(one, solve<T>(sh[0], sh[1], sh[2], a, o));
             }

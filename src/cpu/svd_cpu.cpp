@@ -112,11 +112,13 @@ void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bo
         }
         // Finishing: on up to 4 threads, one matrix after another with every thread on its
         // pairs (2 cores: 1.7-1.9x faster than a matrix a thread at 256-512, whose matrices
-        // thrash the shared cache). On more, the prepared matrices at once, each with a team
-        // of threads / size: one team of 16 waits on a barrier every round-robin step, for 8
-        // pairs a thread at 256^2 (16-core Xeon, 2026-11-27: 256^2 x 15 float64 155 ms, as
-        // slow as looped dgesvj). The teams need nested parallelism, allowed for the call.
-        auto finish = [&](index_t i, int team) {
+        // thrash the shared cache). On more, the prepared matrices at once, a thread each:
+        // a team of 16 waits on a barrier every round-robin step for 8 pairs a thread at 256^2
+        // (16-core Xeon, 2026-11-27: 256^2 x 13 float64 155 ms shared, 42 ms a thread each).
+        // Teams of threads / size on each matrix need nested parallel regions, and libgomp's
+        // nested teams cost more than they gain: 512^2 x 2 took 1.66 s in teams of 8 against
+        // 0.34 s shared.
+        auto finish = [&](index_t i, int team) {  // team: threads sharing its pairs
             if (!ready[std::size_t(i)]) return;
             const MatrixJob<T> j = job(b0 + i);
             try {
@@ -132,12 +134,8 @@ void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bo
         if (threads <= 4 || size == 1) {
             for (index_t i = 0; i < size; ++i) finish(i, threads);
         } else {
-            const int team = std::max(1, threads / int(size));
-            const int levels = omp_get_max_active_levels();
-            if (team > 1 && levels < 2) omp_set_max_active_levels(2);
 #pragma omp parallel for num_threads(int(size)) schedule(static, 1)
-            for (index_t i = 0; i < size; ++i) finish(i, team);
-            if (team > 1 && levels < 2) omp_set_max_active_levels(levels);
+            for (index_t i = 0; i < size; ++i) finish(i, 1);
         }
     }
 }
