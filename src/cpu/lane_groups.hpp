@@ -18,7 +18,7 @@ BATCHSVD_CPU_BEGIN
 
 /// Orders (the smaller side) and lengths (the larger) the lanes take under automatic options.
 /// Measured on the 2-core development machine against the per-matrix iteration with its
-/// preconditioning (batchsvd_cpu_bench, float64 and float32, 2026-11-27; docs/paths/cpu.md).
+/// preconditioning (batchsvd_cpu_bench, float64 and float32, 2026-11-27; docs/cpu.md).
 template <class R> inline constexpr index_t lanes_max_cols = sizeof(R) == 8 ? 20 : 24;
 inline constexpr index_t lanes_max_rows = 64;
 

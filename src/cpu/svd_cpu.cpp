@@ -87,7 +87,8 @@ template <class T> void solve_alone(const MatrixJob<T>& j, const Options& opts, 
 }
 
 /// Large matrices: up to `threads` prepared at once (copy, QR, preconditioning, whose BLAS
-/// calls are held to one thread each), then finished with the threads sharing their pairs. Preparing them one at a time left every thread but one idle through
+/// calls are held to one thread each), then finished at once, a thread each, or one alone
+/// with the threads sharing its pairs. Preparing them one at a time left every thread but one idle through
 /// the preconditioning: half of the time at 400^2 on 2 cores. job(i) gives matrix i of count.
 template <class T, class Job>
 void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bool& out_of_memory) {
@@ -110,14 +111,15 @@ void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bo
                 out_of_memory = true;
             }
         }
-        // Finishing: on up to 4 threads, one matrix after another with every thread on its
-        // pairs (2 cores: 1.7-1.9x faster than a matrix a thread at 256-512, whose matrices
-        // thrash the shared cache). On more, the prepared matrices at once, a thread each:
-        // a team of 16 waits on a barrier every round-robin step for 8 pairs a thread at 256^2
-        // (16-core Xeon, 2026-11-27: 256^2 x 13 float64 155 ms shared, 42 ms a thread each).
-        // Teams of threads / size on each matrix need nested parallel regions, and libgomp's
-        // nested teams cost more than they gain: 512^2 x 2 took 1.66 s in teams of 8 against
-        // 0.34 s shared.
+        // Finishing: several prepared matrices at once, a thread each; one alone with the
+        // threads sharing its pairs. Sharing every matrix's pairs (one after another) was
+        // 1.7-1.9x faster at 256-512 on 2 cores before preconditioning, when 9-13 sweeps of
+        // several matrices thrashed the cache; with 2-3 sweeps it is slower (464^2 x 2
+        // float64 on 2 cores 70-74 ms against 55), and on 16 threads a team waits on a
+        // barrier every step for 8 pairs a thread at 256^2 (16-core Xeon, float64: 256^2 x 15
+        // 155 ms shared, 256^2 x 13 42 ms a thread each; 2026-11-27). Teams of threads / size
+        // on each matrix need nested parallel regions, and libgomp's nested teams cost more
+        // than they gain (512^2 x 2 1.66 s in teams of 8 against 0.34 s shared).
         auto finish = [&](index_t i, int team) {  // team: threads sharing its pairs
             if (!ready[std::size_t(i)]) return;
             const MatrixJob<T> j = job(b0 + i);
@@ -131,8 +133,8 @@ void solve_shared(index_t count, int threads, const Options& opts, Job&& job, bo
                 out_of_memory = true;
             }
         };
-        if (threads <= 4 || size == 1) {
-            for (index_t i = 0; i < size; ++i) finish(i, threads);
+        if (size == 1) {
+            finish(0, threads);
         } else {
 #pragma omp parallel for num_threads(int(size)) schedule(static, 1)
             for (index_t i = 0; i < size; ++i) finish(i, 1);
@@ -153,13 +155,11 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
                             opts.compute_v ? v.data + b * v.stride : nullptr, v.ld, info + b,
                             opts.sweeps ? opts.sweeps + b : nullptr};
     };
-    // One matrix after another, each with its round-robin steps' pairs shared among the
-    // threads: when there are too few matrices to give every thread one (worth it from 64
-    // columns), and from 288 columns always, where one matrix and its V fill a core's cache
-    // and several at once thrash it (1.7-1.9x faster at 256 and 512 on the development
-    // machine, slower at 128; 2026-11-23, docs/benchmarks.md). Preconditioned, with 2-3
-    // sweeps, a matrix a thread is faster at 256 (16 x 256^2 float64: 101 ms against 221)
-    // and about even at 288-320 (2026-11-27).
+    // solve_shared: when there are too few matrices to give every thread one (worth it from
+    // 64 columns: the last one alone gets every thread), and from 288 columns, where the
+    // matrices are prepared a group at a time (their LAPACK calls on one thread each) and
+    // finished a thread each (solve_shared says why not shared). Small real matrices take
+    // the lanes.
     const index_t k = std::min(m, n);
     const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
     const int threads = call_threads(opts);
