@@ -12,37 +12,14 @@
 #include <vector>
 
 #include "core/scalar.hpp"
+#include "cpu/blas_threads.hpp"
 #include "testing/lapack.hpp"
 
 namespace batchsvd::bench {
 namespace {
 
-/// OpenBLAS held to one thread inside the loop (its own threads would oversubscribe the
-/// loop's), its count restored after; the setter is bound weakly, so any BLAS links.
-extern "C" {
-void openblas_set_num_threads(int) __attribute__((weak));
-int openblas_get_num_threads(void) __attribute__((weak));
-}
-class OneBlasThread {
-public:
-    OneBlasThread() {
-        if (openblas_set_num_threads && openblas_get_num_threads) {
-            before_ = openblas_get_num_threads();
-            openblas_set_num_threads(1);
-        }
-    }
-    ~OneBlasThread() {
-        if (before_ > 0) openblas_set_num_threads(before_);
-    }
-    OneBlasThread(const OneBlasThread&) = delete;
-    OneBlasThread& operator=(const OneBlasThread&) = delete;
-
-private:
-    int before_ = 0;
-};
-
 template <class F> double time_ms(F&& f) {
-    const OneBlasThread one;
+    const cpu::SingleThreadedBlas one;  // LAPACK's BLAS on one thread inside the loop
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

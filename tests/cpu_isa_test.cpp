@@ -19,11 +19,7 @@ class CpuIsa : public ::testing::TestWithParam<Dtype> {};
 template <class T, class Copy>
 Result<T> solve_with(Copy&& copy, index_t m, index_t n, index_t batch, const std::vector<T>& a, const Options& o) {
     const index_t k = std::min(m, n);
-    Result<T> r;
-    r.s.assign(k * batch, std::numeric_limits<real_t<T>>::quiet_NaN());
-    r.u.assign(m * k * batch, poison<T>());
-    r.v.assign(n * k * batch, poison<T>());
-    r.info.assign(batch, 12345);
+    Result<T> r = poisoned_result<T>(m, n, batch);
     copy(m, n, batch, MatrixBatch<const T>{a.data(), m, m * n}, r.s.data(), k, MatrixBatch<T>{r.u.data(), m, m * k},
          MatrixBatch<T>{r.v.data(), n, n * k}, r.info.data(), o);
     return r;
@@ -49,10 +45,7 @@ template <class T> void compare_copies() {
         for (index_t b = 0; b < sh.batch; ++b) ASSERT_EQ(base.info[b], 0);
         auto expect_same = [&](const Result<T>& r, const char* name) {
             SCOPED_TRACE(name);
-            EXPECT_EQ(0, std::memcmp(r.s.data(), base.s.data(), r.s.size() * sizeof(r.s[0])));
-            EXPECT_EQ(0, std::memcmp(r.u.data(), base.u.data(), r.u.size() * sizeof(T)));
-            EXPECT_EQ(0, std::memcmp(r.v.data(), base.v.data(), r.v.size() * sizeof(T)));
-            EXPECT_EQ(r.info, base.info);
+            expect_bitwise_equal(r, base);
         };
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
         if (cpu::isa_available(cpu::Isa::avx2))

@@ -18,13 +18,6 @@ protected:
     template <class F> void run(F&& f) { with_dtype(GetParam(), f); }
 };
 
-template <class T> void expect_bitwise_equal(const Result<T>& x, const Result<T>& y) {
-    EXPECT_EQ(0, std::memcmp(x.s.data(), y.s.data(), x.s.size() * sizeof(x.s[0])));
-    EXPECT_EQ(0, std::memcmp(x.u.data(), y.u.data(), x.u.size() * sizeof(T)));
-    EXPECT_EQ(0, std::memcmp(x.v.data(), y.v.data(), x.v.size() * sizeof(T)));
-    EXPECT_EQ(x.info, y.info);
-}
-
 /// (m, n, batch): a matrix a thread; one matrix's pairs shared (a batch below the thread
 /// count, from 64 columns; and from 288 columns); below the preconditioning order.
 constexpr index_t kShapes[][3] = {{48, 48, 6}, {100, 90, 2}, {300, 290, 1}, {7, 5, 9}};

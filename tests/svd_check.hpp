@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -75,17 +76,32 @@ template <class T> struct Result {
     std::vector<int> info;
 };
 
-/// Solves a packed batch with poisoned outputs.
-template <class T>
-Result<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, const Options& opts) {
+/// Outputs for a packed batch of m x n matrices, poisoned (NaN, info 12345), so that an
+/// unwritten element fails.
+template <class T> Result<T> poisoned_result(index_t m, index_t n, index_t batch) {
     const index_t k = std::min(m, n);
     Result<T> r;
     r.s.assign(k * batch, std::numeric_limits<real_t<T>>::quiet_NaN());
     r.u.assign(m * k * batch, poison<T>());
     r.v.assign(n * k * batch, poison<T>());
     r.info.assign(batch, 12345);
+    return r;
+}
+
+/// Solves a packed batch with poisoned outputs.
+template <class T>
+Result<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, const Options& opts) {
+    Result<T> r = poisoned_result<T>(m, n, batch);
     gesvd<T>(m, n, batch, a.data(), r.s.data(), r.u.data(), r.v.data(), r.info.data(), opts);
     return r;
+}
+
+/// Two solves' outputs bitwise equal (S, U, V) and the same info.
+template <class T> void expect_bitwise_equal(const Result<T>& x, const Result<T>& y) {
+    EXPECT_EQ(0, std::memcmp(x.s.data(), y.s.data(), x.s.size() * sizeof(x.s[0])));
+    EXPECT_EQ(0, std::memcmp(x.u.data(), y.u.data(), x.u.size() * sizeof(T)));
+    EXPECT_EQ(0, std::memcmp(x.v.data(), y.v.data(), x.v.size() * sizeof(T)));
+    EXPECT_EQ(x.info, y.info);
 }
 
 /// Generates, solves and checks one batch; failures name the seed for a replay.

@@ -30,10 +30,8 @@
 #include "core/rotation.hpp"
 #include "core/scalar.hpp"
 #include "cpu/isa.hpp"
-#include "cpu/lanes/jacobi_lanes.hpp"
-#if defined(BATCHSVD_HAVE_LAPACK)
 #include "cpu/blas_threads.hpp"
-#endif
+#include "cpu/lanes/jacobi_lanes.hpp"
 
 #if defined(BATCHSVD_CPU_TARGET_AVX2)
 #pragma GCC target("avx2")
@@ -51,17 +49,11 @@ namespace {
 class BlasThreadsFor {
 public:
     explicit BlasThreadsFor(bool preconditions) {
-#if defined(BATCHSVD_HAVE_LAPACK)
         if (preconditions) held_.emplace();
-#else
-        (void)preconditions;
-#endif
     }
 
 private:
-#if defined(BATCHSVD_HAVE_LAPACK)
     std::optional<SingleThreadedBlas> held_;
-#endif
 };
 
 /// The threads of a call (Options::threads, else OpenMP's default).
@@ -80,6 +72,19 @@ template <class T> void solve_alone(const MatrixJob<T>& j, const Options& opts, 
         const MatrixStatus st = svd_one_matrix<T>(j.m, j.n, j.a, j.lda, j.s, j.u, j.ldu, j.v, j.ldv, opts, ws);
         *j.info = st.info;
         if (j.sweeps) *j.sweeps = st.sweeps;
+    } catch (const std::bad_alloc&) {
+#pragma omp atomic write
+        out_of_memory = true;
+    }
+}
+
+/// job(0) .. job(count - 1), of one shape, solved as one lane group by the calling thread
+/// (real types: lane_groups.hpp).
+template <class T, class Job>
+void solve_group(int count, Job&& job, const Options& opts, Workspace<T>& ws, LaneWorkspace<T>& lw,
+                 bool& out_of_memory) {
+    try {
+        solve_lane_group<T>(count, job, opts, ws, lw);
     } catch (const std::bad_alloc&) {
 #pragma omp atomic write
         out_of_memory = true;
@@ -172,15 +177,9 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
                 Workspace<T> ws;
                 LaneWorkspace<T> lw;
 #pragma omp for schedule(dynamic, chunk_for(groups, threads, 4))
-                for (index_t g = 0; g < groups; ++g) {
-                    try {
-                        solve_lane_group<T>(int(std::min(L, batch - g * L)), [&](int l) { return job(g * L + l); }, opts,
-                                            ws, lw);
-                    } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-                        out_of_memory = true;
-                    }
-                }
+                for (index_t g = 0; g < groups; ++g)
+                    solve_group<T>(int(std::min(L, batch - g * L)), [&](int l) { return job(g * L + l); }, opts, ws,
+                                   lw, out_of_memory);
             }
             if (out_of_memory) throw Error(ErrorCode::out_of_memory, "batchsvd: CPU workspace allocation failed");
             return;
@@ -256,12 +255,8 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
             }
             if constexpr (!is_cplx<T>::value) {
                 const auto [start, count] = groups[std::size_t(i) - alone.size()];
-                try {
-                    solve_lane_group<T>(count, [&](int l) { return job(lanes[start + std::size_t(l)]); }, opts, ws, lw);
-                } catch (const std::bad_alloc&) {
-#pragma omp atomic write
-                    out_of_memory = true;
-                }
+                solve_group<T>(count, [&](int l) { return job(lanes[start + std::size_t(l)]); }, opts, ws, lw,
+                               out_of_memory);
             }
         }
     }
