@@ -2,14 +2,19 @@
 // A batch over several GPUs of one host (Options::devices) against one GPU, in the same run:
 // for each case and each GPU count g in --gpus (those the machine has), devices {0 .. g-1},
 // the input either in device 0's memory (input=device: the other shares travel by peer copies)
-// or in pinned host memory (input=host). Times are CUDA events on a stream of device 0 around
-// the call (which returns when every other device's share is back), after one warm-up, the
-// median of --reps calls. Each g's result is compared bitwise with one GPU's, and e1-e4 of
-// its first and last matrix against LAPACK (in units of u).
-//   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--input device|host|both]
-//                            [--case PRECISION:BATCHxMxN ...]  (default: the cases below)
+// or in pinned host memory (input=host). A batch of one large matrix is spread over the GPUs
+// (one_matrix_over_devices.cu). Times are CUDA events on a stream of device 0 around the call
+// (which returns when every other device's share is back), after --warmup calls (0: only a
+// small call that makes the GPUs' NCCL communicators, for the largest cases), the median of
+// --reps calls. Each g's result is compared bitwise with one GPU's, and (--check lapack) e1-e4
+// of its first and last matrix against LAPACK in units of u, or (--check one-gpu, for orders
+// whose LAPACK reference takes too long) the largest difference of S from one GPU's S in
+// units of u times the largest singular value.
+//   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--warmup 1] [--input device|host|both]
+//                            [--check lapack|one-gpu] [--case PRECISION:BATCHxMxN ...]
+//                            (default: the cases below)
 // CSV on stdout: mode=multigpu, gpu, date, commit, gpus, precision, m, n, batch, input,
-// batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u.
+// batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u, check.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,6 +22,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -108,8 +114,25 @@ std::string today() {
     return buf;
 }
 
+/// Makes the NCCL communicators of `devices` with a small matrix spread over them (a call
+/// whose time is not taken), so that a timed call without warm-up does not count their set-up.
+template <class T> void make_communicators(const std::vector<int>& devices) {
+    using R = batchsvd::real_t<T>;
+    const index_t n = 256;
+    const std::vector<T> a = random_batch<T>(std::size_t(n * n), 7);
+    std::vector<R> s(static_cast<std::size_t>(n));
+    int info = 0;
+    batchsvd::Options o;
+    o.devices = devices;
+    o.compute_u = o.compute_v = false;
+    setenv("BATCHSVD_CUDA_SPREAD_MIN_ORDER", "1", 1);
+    batchsvd::gesvd<T>(n, n, 1, a.data(), s.data(), nullptr, nullptr, &info, o);
+    unsetenv("BATCHSVD_CUDA_SPREAD_MIN_ORDER");
+}
+
 template <class T>
-void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, const std::vector<std::string>& inputs) {
+void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, int warmup, bool lapack,
+              const std::vector<std::string>& inputs) {
     using R = batchsvd::real_t<T>;
     const index_t m = c.m, n = c.n, batch = c.batch, k = std::min(m, n);
     const std::size_t na = std::size_t(batch * m * n), ns = std::size_t(batch * k), nu = std::size_t(batch * m * k),
@@ -129,6 +152,7 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, const
         CK(cudaMemcpy(da.p, a.data(), na * sizeof(T), cudaMemcpyDefault));
         Result<T> one;
         double one_ms = 0;
+        std::vector<R> ref_first, ref_last;
         for (int g : gpu_counts) {
             batchsvd::Options o;
             o.stream = stream;
@@ -145,7 +169,8 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, const
                 CK(cudaEventElapsedTime(&ms, e0, e1));
                 return double(ms);
             };
-            call();  // warm-up
+            for (int w = 0; w < warmup; ++w) call();
+            if (warmup == 0 && g > 1 && batch == 1) make_communicators<T>(o.devices);
             std::vector<double> times;
             for (int r = 0; r < reps; ++r) times.push_back(call());
             std::sort(times.begin(), times.end());
@@ -164,17 +189,30 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, const
                 one_ms = ms;
             }
             double worst = 0;
+            if (!lapack) {  // S against one GPU's, relative to the largest value
+                const double u = batchsvd::testing::unit_roundoff<T>();
+                for (index_t b = 0; b < batch; ++b)
+                    for (index_t j = 0; j < k; ++j) {
+                        const double top = std::max(double(one.s[b * k]), std::numeric_limits<double>::min());
+                        worst = std::max(worst, std::abs(double(res.s[b * k + j]) - double(one.s[b * k + j])) / (u * top));
+                    }
+                for (int i : res.info)
+                    if (i != 0) worst = std::numeric_limits<double>::infinity();
+            }
             for (index_t b : {index_t(0), batch - 1}) {
+                if (!lapack) break;
                 const T* ab = a.data() + b * m * n;
-                const auto ref = batchsvd::testing::reference_singular_values<T>(m, n, ab, m);
+                std::vector<R>& ref = b == 0 ? ref_first : ref_last;  // (once a case: LAPACK's time)
+                if (ref.empty()) ref = batchsvd::testing::reference_singular_values<T>(m, n, ab, m);
                 const auto e = batchsvd::testing::measure<T>(m, n, ab, m, res.s.data() + b * k, res.u.data() + b * m * k, m,
                                                              res.v.data() + b * n * k, n, ref.data());
                 for (double x : {e.e1, e.e2, e.e3, e.e4}) worst = std::max(worst, x / batchsvd::testing::unit_roundoff<T>());
                 if (res.info[b] != 0) worst = std::numeric_limits<double>::infinity();
             }
-            std::printf("multigpu,%s,%s,%s,%d,%s,%lld,%lld,%lld,%s,%.3f,%.3f,%.3f,%d,%.2f\n", gpu_name().c_str(),
+            std::printf("multigpu,%s,%s,%s,%d,%s,%lld,%lld,%lld,%s,%.3f,%.3f,%.3f,%d,%.2f,%s\n", gpu_name().c_str(),
                         today().c_str(), BATCHSVD_GIT_COMMIT, g, c.precision.c_str(), (long long)m, (long long)n,
-                        (long long)batch, input.c_str(), ms, one_ms, one_ms / ms, int(res == one), worst);
+                        (long long)batch, input.c_str(), ms, one_ms, one_ms / ms, int(res == one), worst,
+                        lapack ? "lapack_e1_e4" : "s_vs_one_gpu");
             std::fflush(stdout);
         }
     }
@@ -212,7 +250,8 @@ bool parse_case(const std::string& s, Case& c) {
 
 int main(int argc, char** argv) {
     std::vector<int> gpus{1, 2, 4, 8};
-    int reps = 5;
+    int reps = 5, warmup = 1;
+    bool lapack = true;
     std::vector<std::string> inputs{"device", "host"};
     std::vector<Case> cases;
     for (int i = 1; i < argc; ++i) {
@@ -226,6 +265,15 @@ int main(int argc, char** argv) {
         };
         if (arg == "--gpus") gpus = parse_ints(value());
         else if (arg == "--reps") reps = std::max(1, std::atoi(value().c_str()));
+        else if (arg == "--warmup") warmup = std::max(0, std::atoi(value().c_str()));
+        else if (arg == "--check") {
+            const std::string v = value();
+            if (v != "lapack" && v != "one-gpu") {
+                std::fprintf(stderr, "multi_gpu_bench: --check is lapack or one-gpu\n");
+                return 2;
+            }
+            lapack = v == "lapack";
+        }
         else if (arg == "--input") {
             const std::string v = value();
             inputs = v == "both" ? std::vector<std::string>{"device", "host"} : std::vector<std::string>{v};
@@ -254,13 +302,13 @@ int main(int argc, char** argv) {
         if (g >= 1 && g <= count) usable.push_back(g);
     std::sort(usable.begin(), usable.end());
     if (usable.empty() || usable.front() != 1) usable.insert(usable.begin(), 1);  // one GPU: the baseline
-    std::printf("mode,gpu,date,commit,gpus,precision,m,n,batch,input,batchsvd_ms,one_gpu_ms,speedup,bitwise_one_gpu,err_u\n");
+    std::printf("mode,gpu,date,commit,gpus,precision,m,n,batch,input,batchsvd_ms,one_gpu_ms,speedup,bitwise_one_gpu,err_u,check\n");
     try {
         for (const Case& c : cases) {
-            if (c.precision == "float32") run_case<float>(c, usable, reps, inputs);
-            else if (c.precision == "float64") run_case<double>(c, usable, reps, inputs);
-            else if (c.precision == "complex64") run_case<std::complex<float>>(c, usable, reps, inputs);
-            else run_case<std::complex<double>>(c, usable, reps, inputs);
+            if (c.precision == "float32") run_case<float>(c, usable, reps, warmup, lapack, inputs);
+            else if (c.precision == "float64") run_case<double>(c, usable, reps, warmup, lapack, inputs);
+            else if (c.precision == "complex64") run_case<std::complex<float>>(c, usable, reps, warmup, lapack, inputs);
+            else run_case<std::complex<double>>(c, usable, reps, warmup, lapack, inputs);
         }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "multi_gpu_bench: %s\n", e.what());

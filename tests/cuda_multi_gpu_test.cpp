@@ -12,12 +12,17 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <chrono>
+#include <cstdlib>
 #include <limits>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
+#include "cuda/common/fault_injection.hpp"
 #include "cuda/multi_gpu/batch_over_devices.hpp"
+#include "cuda/multi_gpu/one_matrix_over_devices.hpp"
 #include "cuda_test_support.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
@@ -55,8 +60,17 @@ template <class T> struct Outputs {
 };
 
 /// Solves `a` (m x n x batch, layout L) with opts; device data lives on `home` (-1: host data).
+/// With `direct`, a batch of one goes straight to the one-matrix path over opts.devices (even
+/// one device, which the public call never spreads).
 template <class T>
-Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, Layout L, const Options& opts, int home) {
+Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, Layout L, const Options& opts, int home,
+                 bool direct = false) {
+    auto call = [&](MatrixBatch<const T> ab, real_t<T>* sp, index_t ss, MatrixBatch<T> ub, MatrixBatch<T> vb, int* ip) {
+#ifdef BATCHSVD_HAVE_NCCL
+        if (direct) return cuda::gesvd_one_matrix_devices<T>(m, n, ab, sp, ub, vb, ip, opts);
+#endif
+        gesvd<T>(m, n, batch, ab, sp, ss, ub, vb, ip, opts);
+    };
     using R = real_t<T>;
     const index_t k = std::min(m, n);
     const index_t lda = m + L.pad, sa = lda * n + L.gap;
@@ -79,8 +93,8 @@ Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, L
             for (index_t i = 0; i < n; ++i) out.v[b * sv + j * ldv + i] = T(nan);
         }
     if (home < 0) {
-        gesvd<T>(m, n, batch, MatrixBatch<const T>{ha.data(), lda, sa}, out.s.data(), ss,
-                 MatrixBatch<T>{out.u.data(), ldu, su}, MatrixBatch<T>{out.v.data(), ldv, sv}, out.info.data(), opts);
+        call(MatrixBatch<const T>{ha.data(), lda, sa}, out.s.data(), ss, MatrixBatch<T>{out.u.data(), ldu, su},
+             MatrixBatch<T>{out.v.data(), ldv, sv}, out.info.data());
         return out;
     }
     int previous = 0;
@@ -96,8 +110,8 @@ Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, L
         EXPECT_EQ(cudaMemcpy(dv.p, out.v.data(), out.v.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
         EXPECT_EQ(cudaMemcpy(ds.p, out.s.data(), out.s.size() * sizeof(R), cudaMemcpyHostToDevice), cudaSuccess);
         EXPECT_EQ(cudaMemcpy(di.p, out.info.data(), out.info.size() * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
-        gesvd<T>(m, n, batch, MatrixBatch<const T>{da.p, lda, sa}, ds.p, ss, MatrixBatch<T>{du.p, ldu, su},
-                 MatrixBatch<T>{dv.p, ldv, sv}, di.p, opts);
+        call(MatrixBatch<const T>{da.p, lda, sa}, ds.p, ss, MatrixBatch<T>{du.p, ldu, su}, MatrixBatch<T>{dv.p, ldv, sv},
+             di.p);
         EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         EXPECT_EQ(cudaMemcpy(out.u.data(), du.p, out.u.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
         EXPECT_EQ(cudaMemcpy(out.v.data(), dv.p, out.v.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
@@ -143,7 +157,9 @@ void check_outputs(index_t m, index_t n, index_t batch, const std::vector<T>& a,
 /// to rounding (the preconditioned path: cuBLAS may choose its product kernels by the number of
 /// matrices, so a share's rounding can differ; then every share's e1-e4 are checked, info must
 /// match and S within 30u of the one device's).
-enum class Match { bitwise, rounding };
+/// `accuracy`: another algorithm (one matrix spread over the devices orders its pairs
+/// otherwise): e1-e4 against LAPACK below 30u and the same info, nothing compared bitwise.
+enum class Match { bitwise, rounding, accuracy };
 
 /// One path's batch: one device against several, host and device data, each home device.
 template <class T>
@@ -170,6 +186,7 @@ void check_case(const char* name, index_t m, index_t n, index_t batch, Options o
             }
             check_outputs<T>(m, n, batch, a, L, several, nan_matrix, what);
             EXPECT_EQ(several.info, one.info) << what;
+            if (match == Match::accuracy) continue;
             const double u = testing::unit_roundoff<T>();
             for (std::size_t i = 0; i < one.s.size(); ++i)
                 if (std::isfinite(double(one.s[i])))
@@ -290,6 +307,150 @@ TEST(CudaMultiGpu, MoreDevicesThanMatricesAndValuesOnly) {
     std::vector<int> info(5, 3);
     gesvd<double>(0, 4, 5, nullptr, nullptr, nullptr, nullptr, info.data(), values);
     EXPECT_EQ(info, std::vector<int>(5, 0));
+}
+
+// One matrix over several devices (one_matrix_over_devices.cu).
+
+#ifdef BATCHSVD_HAVE_NCCL
+#define SKIP_WITHOUT_NCCL()                                                                                   \
+    do {                                                                                                      \
+        if (!cuda::nccl_found())                                                                              \
+            GTEST_SKIP() << "NCCL not found at run time (libnccl.so.2, or BATCHSVD_NCCL_LIBRARY): one matrix " \
+                            "over several devices not run";                                                   \
+    } while (0)
+#else
+#define SKIP_WITHOUT_NCCL() GTEST_SKIP() << "built without NCCL's header: one matrix over several devices not built"
+#endif
+
+/// BATCHSVD_CUDA_SPREAD_MIN_ORDER for a scope: lets test-sized matrices spread.
+class SpreadFrom {
+public:
+    explicit SpreadFrom(index_t order) { setenv("BATCHSVD_CUDA_SPREAD_MIN_ORDER", std::to_string(order).c_str(), 1); }
+    ~SpreadFrom() { unsetenv("BATCHSVD_CUDA_SPREAD_MIN_ORDER"); }
+    SpreadFrom(const SpreadFrom&) = delete;
+    SpreadFrom& operator=(const SpreadFrom&) = delete;
+};
+
+#ifdef BATCHSVD_HAVE_NCCL
+/// One device running the spread algorithm (two blocks, no exchanges): the ordering, the
+/// root's load, gather and finalisation, host and device data; e1-e4 below 30u on every family.
+template <class T> void check_one_device_spread(index_t m, index_t n, testing::Family family, Layout L = {}) {
+    const std::uint64_t seed = testing::fresh_seed();
+    const std::string name = std::string(testing::to_string(family)) + " " + std::to_string(m) + "x" + std::to_string(n) +
+                             " " + typeid(T).name() + ", seed " + std::to_string(seed);
+    const auto a = testing::generate_batch<T>(family, m, n, 1, seed);
+    Options o;
+    o.devices = {0};
+    for (int home : {-1, 0}) {
+        const auto out = solve<T>(m, n, 1, a, L, o, home, true);
+        check_outputs<T>(m, n, 1, a, L, out, -1, name + (home < 0 ? " host data" : " device data"));
+    }
+}
+#endif
+
+TEST(CudaOneMatrixDevices, OneDeviceRunsTheSpreadOrdering) {
+    SKIP_WITHOUT_CUDA("one matrix over devices");
+    SKIP_WITHOUT_NCCL();
+#ifdef BATCHSVD_HAVE_NCCL
+    for (testing::Family f : {testing::Family::random, testing::Family::cluster0, testing::Family::geo})
+        check_one_device_spread<double>(300, 200, f);
+    check_one_device_spread<double>(130, 257, testing::Family::geo, Layout{3, 0});  // wide
+    check_one_device_spread<double>(90, 33, testing::Family::logrand);               // one sub-block, padding
+    check_one_device_spread<float>(260, 260, testing::Family::logrand);
+    check_one_device_spread<std::complex<float>>(200, 170, testing::Family::random);
+    check_one_device_spread<std::complex<double>>(150, 180, testing::Family::cluster1);
+#endif
+}
+
+TEST(CudaOneMatrixDevices, SpreadOverDevicesMatchesOneDevice) {
+    SKIP_WITHOUT_TWO_GPUS();
+    SKIP_WITHOUT_NCCL();
+    const SpreadFrom spread(1);
+    Options o;
+    o.devices = cuda_devices();
+    ASSERT_TRUE(cuda::spread_one_matrix<double>(400, 260, o));
+    ASSERT_TRUE(cuda::spread_one_matrix<std::complex<float>>(230, 515, o));
+    ASSERT_FALSE(cuda::spread_one_matrix<double>(8, 8, o)) << "the warp kernel's sizes are not spread";
+    check_case<double>("spread float64 400x260", 400, 260, 1, Options{}, Layout{2, 0}, -1, Match::accuracy);
+    check_case<float>("spread float32 300x300", 300, 300, 1, Options{}, {}, -1, Match::accuracy);
+    check_case<std::complex<float>>("spread complex64 230x515 (wide)", 230, 515, 1, Options{}, Layout{1, 0}, -1,
+                                    Match::accuracy);
+    check_case<std::complex<double>>("spread complex128 200x190", 200, 190, 1, Options{}, {}, -1, Match::accuracy);
+    check_case<double>("spread float64 400x260 with a NaN", 400, 260, 1, Options{}, {}, 0, Match::accuracy);
+    Options pre;
+    pre.precondition = PreconditionMode::always;
+    check_case<double>("spread float64 500x300 preconditioned", 500, 300, 1, pre, {}, -1, Match::accuracy);
+}
+
+TEST(CudaOneMatrixDevices, ValuesOnlySweepsAndTheSweepLimit) {
+    SKIP_WITHOUT_TWO_GPUS();
+    SKIP_WITHOUT_NCCL();
+    const SpreadFrom spread(1);
+    const index_t m = 320, n = 280;
+    const auto a = testing::generate_batch<double>(testing::Family::logrand, m, n, 1, testing::fresh_seed());
+    std::vector<double> s1(n, -1), s2(n, -2);
+    int i1 = 7, i2 = 8, sw1 = -1, sw2 = -1;
+    Options one;
+    one.compute_u = one.compute_v = false;
+    one.sweeps = &sw1;
+    gesvd<double>(m, n, 1, a.data(), s1.data(), nullptr, nullptr, &i1, one);
+    Options several = one;
+    several.devices = cuda_devices();
+    several.sweeps = &sw2;
+    gesvd<double>(m, n, 1, a.data(), s2.data(), nullptr, nullptr, &i2, several);
+    EXPECT_EQ(i1, 0);
+    EXPECT_EQ(i2, 0);
+    EXPECT_GE(sw2, 2) << "a sweep that rotates and the one that finds nothing to rotate";
+    EXPECT_LE(sw2, 30);
+    // e4 against LAPACK (testing/error_measures.hpp): ||S - S_ref||_F / (k max(1, s_ref_1)).
+    const auto ref = testing::reference_singular_values<double>(m, n, a.data(), m);
+    double sq = 0;
+    for (index_t j = 0; j < n; ++j) sq += (s2[j] - ref[j]) * (s2[j] - ref[j]);
+    EXPECT_LT(std::sqrt(sq) / (double(n) * std::max(1.0, double(ref[0]))), 30 * testing::unit_roundoff<double>());
+    several.max_sweeps = 1;
+    gesvd<double>(m, n, 1, a.data(), s2.data(), nullptr, nullptr, &i2, several);
+    EXPECT_EQ(i2, 1) << "one sweep, not converged: info is the sweeps run";
+    EXPECT_EQ(sw2, 1);
+}
+
+TEST(CudaOneMatrixDevices, AFaultOnOneDeviceStopsEveryDevice) {
+    SKIP_WITHOUT_TWO_GPUS();
+    SKIP_WITHOUT_NCCL();
+    const SpreadFrom spread(1);
+    const index_t m = 300, n = 260;
+    const auto a = testing::generate_batch<double>(testing::Family::random, m, n, 1, testing::fresh_seed());
+    Options o;
+    o.devices = cuda_devices();
+    std::vector<double> s(n), u(m * n), v(n * n);
+    int info = 5;
+    gesvd<double>(m, n, 1, a.data(), s.data(), u.data(), v.data(), &info, o);  // (the communicators exist)
+    for (cuda::testing::FaultKind kind : {cuda::testing::FaultKind::alloc, cuda::testing::FaultKind::call}) {
+        const char* kname = kind == cuda::testing::FaultKind::alloc ? "alloc" : "call";
+        cuda::testing::arm_fault(kind, 0);  // count the points of one call
+        gesvd<double>(m, n, 1, a.data(), s.data(), u.data(), v.data(), &info, o);
+        const long points = cuda::testing::points_seen(kind);
+        cuda::testing::disarm();
+        ASSERT_GT(points, 3) << kname;
+        for (long at : {1L, points / 3, points / 2, 2 * points / 3, points}) {
+            cuda::testing::arm_fault(kind, at);
+            const auto start = std::chrono::steady_clock::now();
+            bool threw = false;
+            try {
+                gesvd<double>(m, n, 1, a.data(), s.data(), u.data(), v.data(), &info, o);
+            } catch (const Error& e) {
+                threw = true;
+                EXPECT_TRUE(e.code() == ErrorCode::out_of_memory || e.code() == ErrorCode::device_error) << e.what();
+            }
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            const long injected = cuda::testing::faults_injected();
+            cuda::testing::disarm();
+            EXPECT_EQ(threw, injected == 1) << kname << " fault at point " << at << " of " << points;
+            EXPECT_LT(seconds, 60) << kname << " fault at point " << at << ": the devices took too long to stop";
+        }
+    }
+    // Then a call succeeds again (new communicators where the fault aborted the old ones).
+    const auto out = solve<double>(m, n, 1, a, {}, o, -1);
+    check_outputs<double>(m, n, 1, a, {}, out, -1, "after the faults");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "core/block_ordering.hpp"
 #include "core/ordering.hpp"
 #include "core/rotation.hpp"
 #include "cpu/householder_qr.hpp"
@@ -29,6 +30,51 @@ TEST(RoundRobin, EveryPairOncePerSweepInDisjointSteps) {
         }
         EXPECT_EQ(seen.size(), size_t(n) * (n - 1) / 2) << "n=" << n;
     }
+}
+
+// The ordering of the one-matrix path over P devices: blocks moved by the circle method
+// (initial_slots, next_slots), each cut into k sub-blocks paired by sub_block_pair_table. A
+// sweep must pair every two sub-blocks of the matrix exactly once, in steps whose pairs on a
+// device are disjoint, with the same step count as the one-device round robin (2Pk - 1), and
+// must leave every block back where it started.
+TEST(SubBlockOrdering, EverySubBlockPairOncePerSweep) {
+    for (int procs = 1; procs <= 8; ++procs) {
+        for (int k = 2; k <= 10; k += 2) {
+            const std::vector<int> table = core::sub_block_pair_table(k);
+            ASSERT_EQ(table.size(), std::size_t(2 * k - 1) * k * 2);
+            std::set<std::pair<int, int>> seen;
+            core::BlockSlots slots = core::initial_slots(procs);
+            int steps = 0;
+            for (int block_step = 0; block_step < 2 * procs - 1; ++block_step) {
+                const int first = block_step == 0 ? 0 : k - 1;  // internal steps once a sweep
+                for (int s = first; s < 2 * k - 1; ++s, ++steps) {
+                    for (int r = 0; r < procs; ++r) {
+                        std::set<int> used;
+                        for (int p = 0; p < k; ++p) {
+                            const int i = table[2 * (s * k + p)], j = table[2 * (s * k + p) + 1];
+                            ASSERT_LT(i, j);
+                            ASSERT_LT(j, 2 * k);
+                            ASSERT_TRUE(used.insert(i).second && used.insert(j).second) << "step not disjoint";
+                            // local sub-block -> global: top's are block top[r], bot's bot[r]
+                            auto global = [&](int x) { return (x < k ? slots.top[r] : slots.bot[r]) * k + x % k; };
+                            const int gi = std::min(global(i), global(j)), gj = std::max(global(i), global(j));
+                            ASSERT_TRUE(seen.insert({gi, gj}).second)
+                                << "pair twice: procs=" << procs << " k=" << k << " (" << gi << ", " << gj << ")";
+                        }
+                    }
+                }
+                slots = core::next_slots(slots);
+            }
+            const int n = 2 * procs * k;
+            EXPECT_EQ(seen.size(), std::size_t(n) * (n - 1) / 2) << "procs=" << procs << " k=" << k;
+            EXPECT_EQ(steps, n - 1);
+            const core::BlockSlots home = core::initial_slots(procs);
+            EXPECT_EQ(slots.top, home.top);
+            EXPECT_EQ(slots.bot, home.bot);
+        }
+    }
+    EXPECT_THROW(core::sub_block_pair_table(3), std::invalid_argument);
+    EXPECT_THROW(core::sub_block_pair_table(0), std::invalid_argument);
 }
 
 template <class R> void check_rotation(R a, R b, R c) {

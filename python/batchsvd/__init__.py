@@ -28,9 +28,31 @@ after a ``DeviceError``, unless the CUDA error was one that spoils the process's
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from . import _batchsvd
+
+def _point_at_pip_nccl() -> None:
+    """One matrix spread over several GPUs (``devices=`` with a single large matrix) needs NCCL,
+    which the library loads when first needed. Where PyPI's ``nvidia-nccl-cu13`` is installed
+    (the ``nccl`` extra) and no NCCL is named, name its library (BATCHSVD_NCCL_LIBRARY)."""
+    if os.environ.get("BATCHSVD_NCCL_LIBRARY"):
+        return
+    try:
+        import nvidia.nccl  # noqa: PLC0415 (optional)
+    except ImportError:
+        return
+    for folder in getattr(nvidia.nccl, "__path__", []):
+        lib = os.path.join(folder, "lib", "libnccl.so.2")
+        if os.path.exists(lib):
+            os.environ["BATCHSVD_NCCL_LIBRARY"] = lib
+            return
+
+
+_point_at_pip_nccl()
+
+from . import _batchsvd  # noqa: E402
 
 __all__ = ["svd", "svdvals", "cuda_available", "cuda_devices", "OutOfMemoryError", "DeviceError",
            "__version__"]

@@ -6,9 +6,17 @@
 // multi-GPU algorithm, section 5, uses a block-recursive mapping tuned to its links; on one
 // switch every process pair is alike, and the circle method needs two neighbour exchanges a
 // step). Each process sends at most two blocks a step, to its neighbours only.
+//
+// On GPUs each of a process's two blocks is cut again into k sub-blocks of the blocked path's
+// width, and the pairs of sub-blocks come from sub_block_pair_table: a sweep orders every two
+// sub-blocks of the matrix once, as the one-device round robin does, with the same number of
+// steps (2Pk - 1) and pairs a step (k a process), so that P devices share each step's work.
 #pragma once
 
+#include <stdexcept>
 #include <vector>
+
+#include "core/ordering.hpp"
 
 namespace batchsvd::core {
 
@@ -38,6 +46,33 @@ inline BlockSlots next_slots(const BlockSlots& s) {
     n.bot[p - 1] = s.top[p - 1];
     for (int r = 0; r < p - 1; ++r) n.bot[r] = s.bot[r + 1];
     return n;
+}
+
+/// The pair table of one process whose two blocks (top, bot) hold k sub-blocks each (k even,
+/// local sub-blocks 0 .. k-1 in top, k .. 2k-1 in bot), 2k - 1 steps of k pairs (i, j), i < j,
+/// flattened as {i0, j0, i1, j1, ...}:
+/// - steps 0 .. k-2, *internal*: the circle method within top and within bot side by side,
+///   run once a sweep, at its first block step, when each block is on exactly one process;
+/// - steps k-1 .. 2k-2, *cross*: top's a with bot's (a + t) mod k at step k - 1 + t, run at
+///   every block step: while two blocks meet, each sub-block of one meets each of the other.
+/// So every two sub-blocks of the matrix meet exactly once in a sweep of 2P - 1 block steps.
+inline std::vector<int> sub_block_pair_table(int k) {
+    if (k < 2 || k % 2 != 0) throw std::invalid_argument("sub_block_pair_table: k must be even and at least 2");
+    std::vector<int> t;
+    t.reserve(std::size_t(2 * k - 1) * k * 2);
+    for (int s = 0; s < k - 1; ++s)
+        for (int half = 0; half < 2; ++half)
+            for (int p = 0; p < k / 2; ++p) {
+                const IndexPair q = round_robin_pair(k, s, p);
+                t.push_back(half * k + q.i);
+                t.push_back(half * k + q.j);
+            }
+    for (int s = 0; s < k; ++s)
+        for (int a = 0; a < k; ++a) {
+            t.push_back(a);
+            t.push_back(k + (a + s) % k);
+        }
+    return t;
 }
 
 }  // namespace batchsvd::core

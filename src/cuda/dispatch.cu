@@ -24,6 +24,7 @@
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/precondition/precondition.hpp"
+#include "cuda/dispatch_rules.hpp"
 #include "cuda/qr/qr_path.hpp"
 #include "cuda/tiny/tiny_kernel.cuh"
 #include "cuda/warp/warp_path.hpp"
@@ -206,8 +207,8 @@ template <class T> auto configured_kernel(const Plan& pl) {
     return kernel;
 }
 
-/// Kernel parameters common to the fused and the tiny kernel (the team fields are the fused
-/// kernel's, filled by launch_fused).
+}  // namespace
+
 template <class T>
 JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t batch,
                                                MatrixBatch<const T> a, real_t<T>* s,
@@ -244,6 +245,8 @@ JacobiParams<device_scalar_t<T>> common_params(index_t m, index_t n, index_t bat
     p.max_sweeps = opts.max_sweeps;
     return p;
 }
+
+namespace {
 
 /// QR pre-processing on the GPU (qr_path.cu): always with qr = always; with qr = automatic where
 /// it measured faster than solving the whole matrix by Jacobi (H100, batch 1000):
@@ -784,6 +787,15 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
            std::to_string(r.plan.teams_per_block);
 }
 
+template <class T> BlockedChoice blocked_choice(index_t m, index_t n, index_t batch, const Options& opts) {
+    BlockedChoice c;
+    if (std::min(m, n) == 0 || route<T>(m, n, batch, opts).path != Path::blocked) return c;
+    c.blocked = true;
+    c.nb = block_width_for<T>(opts, std::min(m, n), batch);
+    c.precondition = preconditions<T>(m, n, batch, opts);
+    return c;
+}
+
 template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts) {
     return use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts);
 }
@@ -807,7 +819,11 @@ template <class T> index_t largest_fused_square(bool need_v) {
     template index_t largest_fused_square<T>(bool);                                            \
     template FusedPlanInfo fused_plan_info<T>(index_t, index_t, index_t, bool);                \
     template std::string solve_path<T>(index_t, index_t, index_t, const Options&);             \
-    template bool preconditions<T>(index_t, index_t, index_t, const Options&);
+    template bool preconditions<T>(index_t, index_t, index_t, const Options&);                \
+    template BlockedChoice blocked_choice<T>(index_t, index_t, index_t, const Options&);       \
+    template JacobiParams<device_scalar_t<T>> common_params<T>(index_t, index_t, index_t, MatrixBatch<const T>, \
+                                                              real_t<T>*, index_t, MatrixBatch<T>, \
+                                                              MatrixBatch<T>, int*, const Options&, bool);
 BATCHSVD_CUDA_INSTANTIATE_(float)
 BATCHSVD_CUDA_INSTANTIATE_(double)
 BATCHSVD_CUDA_INSTANTIATE_(std::complex<float>)

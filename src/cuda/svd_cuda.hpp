@@ -18,6 +18,15 @@ int device_count();
 /// The device whose memory `p` (device or managed memory) is.
 int pointer_device(const void* p);
 
+/// How the one-device rules solve an m x n batch when they take the blocked path: its block
+/// width and whether it preconditions (blocked = false: another path).
+struct BlockedChoice {
+    bool blocked = false;
+    int nb = 0;
+    bool precondition = false;
+};
+template <class T> BlockedChoice blocked_choice(index_t m, index_t n, index_t batch, const Options& opts);
+
 /// SVD of a batch shared by the devices opts.devices (valid, distinct ids; every pointer in
 /// host memory, or every one in one device's memory): Options::devices says how.
 template <class T>

@@ -79,6 +79,13 @@ template <class T> struct BlockedParams {
     /// same grounds, and the pair would form the same Gram matrix and reach the same verdict.
     int* block_stamp;
     int stamp_base;
+    /// Null but for one matrix's columns held in pieces by several devices
+    /// (multi_gpu/one_matrix_over_devices.cu): each step's block pairs (pairs a step x 2 block
+    /// indices; a second index >= nblk leaves the first alone) in place of the round robin.
+    const int* pair_table;
+    /// Rows (and leading dimension) of each matrix's V_W: N, or the whole matrix's order for
+    /// a piece of its columns.
+    int v_rows;
 };
 
 inline constexpr int kBlockedAllPhases = 7;
@@ -572,15 +579,18 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
     // The cluster's blocks (p.split, consecutive in x) share a pair: each does the Gram and the
     // update over its chunk of the rows of W and of V (multiples of 64 rows), and all of them
     // run the eigensolver on the same summed G.
-    const int split = p.split, rank = int(blockIdx.x) % split;
-    const core::IndexPair bp = core::round_robin_pair(p.nblk, step, int(blockIdx.x) / split);
+    const int split = p.split, rank = int(blockIdx.x) % split, pair = int(blockIdx.x) / split;
+    const core::IndexPair bp =
+        p.pair_table ? core::IndexPair{p.pair_table[2 * (step * int(gridDim.x / split) + pair)],
+                                       p.pair_table[2 * (step * int(gridDim.x / split) + pair) + 1]}
+                     : core::round_robin_pair(p.nblk, step, pair);
     const auto chunk = [&](int rows, int& r0) {
         const int len = ((rows + split - 1) / split + 63) / 64 * 64;
         r0 = min(rows, rank * len);
         return min(rows, r0 + len) - r0;
     };
     int w0 = 0, v0 = 0;
-    const int wrows = chunk(M, w0), vrows = chunk(N, v0);
+    const int wrows = chunk(M, w0), vrows = chunk(p.v_rows, v0);  // (V_W: v_rows x N, leading dimension v_rows)
     detail::PairColumns col;
     col.nb = NB;
     col.c0 = bp.i * NB;
@@ -635,11 +645,11 @@ __device__ __forceinline__ void blocked_pair_step(const BlockedParams<T>& p, int
                     // 158.2 at 256^2.
                     detail::pair_update_dmma<W2, kBlockedThreads, false, true>(X, M, wrows, col, bq);
                     if (p.V)
-                        detail::pair_update_dmma<W2, kBlockedThreads, true, true>(p.V + b * index_t(N) * N + v0, N,
+                        detail::pair_update_dmma<W2, kBlockedThreads, true, true>(p.V + b * index_t(p.v_rows) * N + v0, p.v_rows,
                                                                                   vrows, col, bq);
                 } else {
                     detail::pair_update<T, W2>(X, M, wrows, col, tile, Q);
-                    if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(N) * N + v0, N, vrows, col, tile, Q);
+                    if (p.V) detail::pair_update<T, W2>(p.V + b * index_t(p.v_rows) * N + v0, p.v_rows, vrows, col, tile, Q);
                 }
                 if (threadIdx.x == 0) atomicExch(&p.state[b].rotated, 1);
             }

@@ -205,6 +205,7 @@ public:
         p.scratch = scratch_.get();
         p.nb = nb;
         p.nblk = int((N + nb - 1) / nb);
+        p.v_rows = int(N);
         p.phases = blocked_phases_from_env();
         // The skipping's stamps, -1 (every byte 0xff) at the start. Not in float64
         // (kBlockedPairRecords), not when timing a sweep's parts, nor with two blocks (their
@@ -272,11 +273,7 @@ public:
         return sweep_ < max_sweeps_;
     }
 
-    void finish() {
-        const unsigned fin_blocks = unsigned(std::min<index_t>(p_.out.batch, index_t(1) << 20));
-        blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream_>>>(p_);
-        BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
-    }
+    void finish() { finalize_working_matrices(p_, stream_); }
 
 private:
     cudaStream_t stream_;
@@ -343,9 +340,51 @@ void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, bool halv
     }
 }
 
+template <class DT> void run_table_steps(const BlockedParams<DT>& p, int pairs, int first, int count, cudaStream_t stream) {
+    if (p.nb != 16 && p.nb != 32)
+        throw Error(ErrorCode::invalid_argument, "batchsvd CUDA backend: blocked path block width must be 16 or 32");
+    const std::size_t smem = blocked_pair_smem<DT>(p.nb);
+    const auto split_kernel =
+        p.nb == 16 ? configured_pair_kernel<DT, 16, false>(smem) : configured_pair_kernel<DT, 32, false>(smem);
+    BlockedParams<DT> q = p;
+    q.split = blocked_split(split_kernel, smem, unsigned(pairs), 1, p.out.M);
+    const auto kernel = q.split > 1 ? split_kernel
+                        : p.nb == 16 ? configured_pair_kernel<DT, 16, true>(smem)
+                                     : configured_pair_kernel<DT, 32, true>(smem);
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(q.split);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(pairs) * unsigned(q.split), 1);
+    config.blockDim = dim3(kBlockedThreads);
+    config.dynamicSmemBytes = smem;
+    config.stream = stream;
+    config.attrs = &cluster;
+    config.numAttrs = q.split > 1 ? 1 : 0;
+    for (int step = first; step < first + count; ++step) {
+        BATCHSVD_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, q, step));
+        BATCHSVD_CUDA_CHECK_LAUNCH("blocked_pair_kernel");
+    }
+}
+
+void end_blocked_sweep(BlockedState* state, index_t batch, int max_sweeps, int* active_count, cudaStream_t stream) {
+    blocked_sweep_end_kernel<<<unsigned((batch + 255) / 256), 256, 0, stream>>>(state, batch, max_sweeps, active_count);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
+}
+
+template <class DT> void finalize_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream) {
+    const unsigned fin_blocks = unsigned(std::min<index_t>(p.out.batch, index_t(1) << 20));
+    blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
+}
+
 #define BATCHSVD_BLOCKED_INSTANTIATE_(DT)                                              \
     template void run_blocked<DT>(const JacobiParams<DT>&, int, bool, bool, cudaStream_t); \
-    template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
+    template void load_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);    \
+    template void run_table_steps<DT>(const BlockedParams<DT>&, int, int, int, cudaStream_t); \
+    template void finalize_working_matrices<DT>(const BlockedParams<DT>&, cudaStream_t);
 BATCHSVD_BLOCKED_INSTANTIATE_(float)
 BATCHSVD_BLOCKED_INSTANTIATE_(double)
 BATCHSVD_BLOCKED_INSTANTIATE_(dev_complex<float>)

@@ -36,4 +36,22 @@ template <class DT> void load_working_matrices(const BlockedParams<DT>& p, cudaS
 template <class DT>
 void run_blocked(const JacobiParams<DT>& q, int nb, bool precondition, bool halves, cudaStream_t stream);
 
+// The pieces of one matrix over several devices (multi_gpu/one_matrix_over_devices.cu): the
+// same pair kernel on each device's columns, with the pairs from a table.
+
+struct BlockedState;
+
+/// Enqueues steps [first, first + count) of p.pair_table (`pairs` block pairs a step) on p's
+/// working matrix (batch 1), one launch a step, each pair split over a cluster of blocks as
+/// the one-device solve splits its pairs.
+template <class DT> void run_table_steps(const BlockedParams<DT>& p, int pairs, int first, int count, cudaStream_t stream);
+
+/// The end of a sweep for `batch` matrices (blocked_sweep_end_kernel): a matrix none of whose
+/// pairs rotated has converged, one out of sweeps stops; *active_count (zeroed by the caller)
+/// gets the number still iterating.
+void end_blocked_sweep(BlockedState* state, index_t batch, int max_sweeps, int* active_count, cudaStream_t stream);
+
+/// The finalisation of p's working matrices into the outputs (blocked_finalize_kernel).
+template <class DT> void finalize_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream);
+
 }  // namespace batchsvd::cuda

@@ -19,10 +19,12 @@
 #include <optional>
 
 #include "cuda/common/check.hpp"
+#include "cuda/common/device_scope.hpp"
 #include "cuda/common/event.hpp"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/multi_gpu/device_workers.hpp"
+#include "cuda/multi_gpu/one_matrix_over_devices.hpp"
 #include "cuda/svd_cuda.hpp"
 
 namespace batchsvd::cuda {
@@ -43,21 +45,6 @@ std::vector<Share> split_by_weight(index_t batch, const std::vector<int>& device
 }
 
 namespace {
-
-/// Makes `device` current for the scope and restores the previous one.
-class DeviceScope {
-public:
-    explicit DeviceScope(int device) {
-        BATCHSVD_CUDA_CHECK(cudaGetDevice(&saved_));
-        if (device != saved_) BATCHSVD_CUDA_CHECK(cudaSetDevice(device));
-    }
-    ~DeviceScope() { (void)cudaSetDevice(saved_); }
-    DeviceScope(const DeviceScope&) = delete;
-    DeviceScope& operator=(const DeviceScope&) = delete;
-
-private:
-    int saved_ = 0;
-};
 
 /// Lets the current device read and write `home`'s memory directly, where the two can.
 void enable_peer_access(int home) {
@@ -104,6 +91,10 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         }
         return;
     }
+#ifdef BATCHSVD_HAVE_NCCL
+    if (batch == 1 && spread_one_matrix<T>(m, n, opts))  // one large matrix: spread its columns
+        return gesvd_one_matrix_devices<T>(m, n, a, s, u, v, info, opts);
+#endif
     const std::vector<double> weights = device_weights(opts.devices);
     const std::vector<Share> shares = split_by_weight(batch, opts.devices, weights);
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
