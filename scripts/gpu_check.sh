@@ -35,6 +35,11 @@ if [ ! -x gpu-carry/batchsvd_tests ]; then
   scripts/gpu_build.sh || { echo "gpu_check: build failed" >&2; exit 1; }
 fi
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NCCL for one matrix over several GPUs (loaded at run time): PyPI's, where no other is named.
+if [ -z "${BATCHSVD_NCCL_LIBRARY:-}" ]; then
+  nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null)
+  if [ -n "$nccl" ] && [ -f "$nccl" ]; then export BATCHSVD_NCCL_LIBRARY=$nccl; fi
+fi
 export BATCHSVD_GIT_COMMIT=$(cat gpu-carry/COMMIT 2>/dev/null || echo unknown)
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 status=0

@@ -36,6 +36,11 @@ if [ ! -x gpu-carry/batchsvd_multi_gpu_bench ] && [ -f gpu-pack/carry.tar.xz ]; 
 fi
 [ -x gpu-carry/batchsvd_multi_gpu_bench ] || { echo "gpu_multi: no binaries: run scripts/gpu_build.sh" >&2; exit 1; }
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NCCL for one matrix over several GPUs (loaded at run time): PyPI's, where no other is named.
+if [ -z "${BATCHSVD_NCCL_LIBRARY:-}" ]; then
+  nccl=$(python3 -c "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib', 'libnccl.so.2'))" 2>/dev/null)
+  if [ -n "$nccl" ] && [ -f "$nccl" ]; then export BATCHSVD_NCCL_LIBRARY=$nccl; fi
+fi
 { nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader; nvidia-smi topo -m; } \
   >"$out/gpus.txt" 2>&1
 cat "$out/gpus.txt"

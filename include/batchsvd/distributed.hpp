@@ -13,8 +13,10 @@
 // every two blocks meet once in 2P - 1 steps (a sweep). After each sweep the processes add up
 // the pairs they rotated (MPI_Allreduce); a sweep without one ends the iteration. The root
 // then gathers W and V and normalises, sorts and completes them by the library's SVD of W
-// (whose columns are orthogonal by then: one sweep of checks). It is the CPU twin of the
-// multi-GPU algorithm, whose pair solve and exchanges are not built yet.
+// (whose columns are orthogonal by then: one sweep of checks). It is the CPU twin of one
+// matrix over several GPUs (Options::devices with a batch of one): the same blocks, circle
+// method and verdict by all-reduce; on GPUs the blocks' sub-blocks are paired instead of each
+// pair of blocks being solved whole.
 #pragma once
 
 #include <mpi.h>
