@@ -215,13 +215,9 @@ struct Agreement {
     std::atomic<bool> failed{false};
     std::mutex mutex;
     std::exception_ptr first;
-    int first_rank = -1;
-    void fail(std::exception_ptr e, int rank) {
+    void fail(std::exception_ptr e) {
         std::lock_guard<std::mutex> lock(mutex);
-        if (!first) {
-            first = e;
-            first_rank = rank;
-        }
+        if (!first) first = e;
         failed.store(true);
     }
 };
@@ -597,7 +593,7 @@ void gesvd_one_matrix_devices(index_t m, index_t n, MatrixBatch<const T> a, real
             } catch (const PeerFailed&) {
                 agree.failed.store(true);
             } catch (...) {
-                agree.fail(std::current_exception(), r);
+                agree.fail(std::current_exception());
             }
         };
         std::vector<std::future<void>> others;
@@ -605,7 +601,7 @@ void gesvd_one_matrix_devices(index_t m, index_t n, MatrixBatch<const T> a, real
             try {
                 others.push_back(run_on_device_worker(devices[std::size_t(r)], [&, r](cudaStream_t st) { rank(r, st); }));
             } catch (...) {
-                agree.fail(std::current_exception(), r);
+                agree.fail(std::current_exception());
             }
         }
         rank(0, stream);
