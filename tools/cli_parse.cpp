@@ -96,7 +96,7 @@ std::vector<int> parse_devices(const std::string& text) {
 void add_solver_options(CLI::App& app, Options& opts) {
     add_value(app, "--backend", "B", "auto, cpu or cuda (default auto)",
               [&opts](const std::string& v) { opts.backend = parse_backend(v); });
-    add_value(app, "--devices", "D", "CUDA devices that share the batch: all, or indices\nsuch as 0,1 (default: the current device)",
+    add_value(app, "--devices", "D", "CUDA devices that share the batch (or one large\nmatrix): all, or indices such as 0,1 (default: the\ncurrent device)",
               [&opts](const std::string& v) { opts.devices = parse_devices(v); });
     add_value(app, "--tol", "K", "convergence threshold K * unit roundoff (default 30)",
               [&opts](const std::string& v) { opts.tol_factor = parse_positive("--tol", v); });

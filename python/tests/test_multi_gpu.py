@@ -110,3 +110,23 @@ def test_device_batch_as_one_device(framework):
         one = [to_host(x) for x in batchsvd.svd(a, return_info=True)]
         several = [to_host(x) for x in batchsvd.svd(a, return_info=True, devices=[0, 1])]
         _agree(one, several, exact, "seed %d, %s on device %d" % (SEED, framework, home))
+
+
+@needs_two
+@pytest.mark.parametrize("dtype", ["float64", "complex64"])
+def test_one_matrix_spread_over_devices(dtype, monkeypatch):
+    """A single matrix with devices= is spread over the GPUs (from order 1 here, by
+    BATCHSVD_CUDA_SPREAD_MIN_ORDER; 2048 by default): S against NumPy's within 30u of the largest
+    value, U and V orthonormal, U S Vh back to A. Where NCCL is not found the call runs on one
+    GPU and the test checks that instead (the same assertions)."""
+    monkeypatch.setenv("BATCHSVD_CUDA_SPREAD_MIN_ORDER", "1")
+    a = _batch(dtype, 1, 300, 260, SEED + 7)[0]
+    u, s, vh = batchsvd.svd(a, devices="all")
+    eps = np.finfo(s.dtype).eps / 2
+    tol = 30 * eps * max(1.0, float(s.max())) * np.sqrt(a.shape[1])
+    ref = np.linalg.svd(a.astype(np.complex128 if dtype.startswith("complex") else np.float64), compute_uv=False)
+    assert np.abs(s - ref).max() <= tol, "seed %d" % SEED
+    k = s.shape[0]
+    assert np.abs(u.conj().T @ u - np.eye(k)).max() <= 30 * eps * np.sqrt(k)
+    assert np.abs(vh @ vh.conj().T - np.eye(k)).max() <= 30 * eps * np.sqrt(k)
+    assert np.abs(u @ (s[:, None] * vh) - a).max() <= tol
