@@ -70,6 +70,30 @@ template <class X> void check_room(const X& x, const char* name, index_t need) {
 
 template <class T, class X> bool has_dtype(const X& x) { return x.dtype() == nb::dtype<T>(); }
 
+template <class T> struct Scalar { using type = T; };
+
+/// Calls f(Scalar<T>{}) for the scalar type T of `dt` (the four LAPACK precisions); false for
+/// any other dtype.
+template <class F> bool with_scalar(const nb::dlpack::dtype& dt, F&& f) {
+    if (dt == nb::dtype<float>()) f(Scalar<float>{});
+    else if (dt == nb::dtype<double>()) f(Scalar<double>{});
+    else if (dt == nb::dtype<std::complex<float>>()) f(Scalar<std::complex<float>>{});
+    else if (dt == nb::dtype<std::complex<double>>()) f(Scalar<std::complex<double>>{});
+    else return false;
+    return true;
+}
+
+/// The dtype named by NumPy's name ("float32", ... and, with `int32`, "int32"); nullopt for
+/// any other name.
+std::optional<nb::dlpack::dtype> dtype_named(const std::string& name, bool int32 = false) {
+    if (name == "float32") return nb::dtype<float>();
+    if (name == "float64") return nb::dtype<double>();
+    if (name == "complex64") return nb::dtype<std::complex<float>>();
+    if (name == "complex128") return nb::dtype<std::complex<double>>();
+    if (int32 && name == "int32") return nb::dtype<std::int32_t>();
+    return std::nullopt;
+}
+
 /// Optional per-matrix sweep counts (Options::sweeps): int32, room for `batch` entries.
 int* sweeps_pointer(const std::optional<AnyArray>& sweeps, index_t batch) {
     if (!sweeps) return nullptr;
@@ -131,13 +155,11 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     o.devices = devices;
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
     nb::gil_scoped_release release;
-    if (has_dtype<float>(a)) run<float>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
-    else if (has_dtype<double>(a)) run<double>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
-    else if (has_dtype<std::complex<float>>(a))
-        run<std::complex<float>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
-    else if (has_dtype<std::complex<double>>(a))
-        run<std::complex<double>>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
-    else fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
+    const bool known = with_scalar(a.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        run<T>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
+    });
+    if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
 /// The operands of one gesvd_vbatched call, as the Python layer lays them out: matrix b is
@@ -256,15 +278,14 @@ batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, 
     return o;
 }
 
-template <class Dtype>
-void dispatch_vbatched(const Dtype& dtype, const ListLayout& l, const AnyArray& s, const std::optional<AnyArray>& u,
-                       const std::optional<AnyArray>& v, const AnyArray& info,
+void dispatch_vbatched(const nb::dlpack::dtype& dtype, const ListLayout& l, const AnyArray& s,
+                       const std::optional<AnyArray>& u, const std::optional<AnyArray>& v, const AnyArray& info,
                        const std::optional<AnyArray>& sweeps, const batchsvd::Options& o) {
-    if (dtype == nb::dtype<float>()) run_vbatched<float>(l, s, u, v, info, sweeps, o);
-    else if (dtype == nb::dtype<double>()) run_vbatched<double>(l, s, u, v, info, sweeps, o);
-    else if (dtype == nb::dtype<std::complex<float>>()) run_vbatched<std::complex<float>>(l, s, u, v, info, sweeps, o);
-    else if (dtype == nb::dtype<std::complex<double>>()) run_vbatched<std::complex<double>>(l, s, u, v, info, sweeps, o);
-    else throw nb::type_error("batchsvd: unsupported dtype: float32, float64, complex64 and complex128 are supported");
+    const bool known = with_scalar(dtype, [&](auto tag) {
+        run_vbatched<typename decltype(tag)::type>(l, s, u, v, info, sweeps, o);
+    });
+    if (!known)
+        throw nb::type_error("batchsvd: unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
 /// gesvd_vbatched(a, rows, cols, lda, s, s_offset, u, u_offset, v, v_offset, swap, info,
@@ -364,13 +385,9 @@ void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& p
     }
     const ListLayout l{index_t(batch), pa.data(), rows.data(), cols.data(), lda.data(),
                        s_offset.data(), u_offset.data(), v_offset.data(), swap.data()};
-    nb::dlpack::dtype dt;
-    if (dtype == "float32") dt = nb::dtype<float>();
-    else if (dtype == "float64") dt = nb::dtype<double>();
-    else if (dtype == "complex64") dt = nb::dtype<std::complex<float>>();
-    else if (dtype == "complex128") dt = nb::dtype<std::complex<double>>();
-    else throw nb::type_error(("batchsvd: unsupported dtype " + dtype).c_str());
-    dispatch_vbatched(dt, l, s, u, v, info, sweeps, o);
+    const std::optional<nb::dlpack::dtype> dt = dtype_named(dtype);
+    if (!dt) throw nb::type_error(("batchsvd: unsupported dtype " + dtype).c_str());
+    dispatch_vbatched(*dt, l, s, u, v, info, sweeps, o);
 }
 
 #if BATCHSVD_PYTHON_CUDA
@@ -387,13 +404,9 @@ void cuda_check(cudaError_t e, const char* what) {
 /// __dlpack__ that can be imported any number of times, unlike a raw DLPack capsule) owning a
 /// cudaMalloc'd buffer on `device`, C-contiguous, freed when the last reference goes.
 nb::ndarray<nb::array_api> cuda_empty(const std::vector<size_t>& shape, const std::string& dtype, int device) {
-    nb::dlpack::dtype dt;
-    if (dtype == "float32") dt = nb::dtype<float>();
-    else if (dtype == "float64") dt = nb::dtype<double>();
-    else if (dtype == "complex64") dt = nb::dtype<std::complex<float>>();
-    else if (dtype == "complex128") dt = nb::dtype<std::complex<double>>();
-    else if (dtype == "int32") dt = nb::dtype<std::int32_t>();
-    else fail("cuda_empty: unsupported dtype " + dtype);
+    const std::optional<nb::dlpack::dtype> named = dtype_named(dtype, true);
+    if (!named) fail("cuda_empty: unsupported dtype " + dtype);
+    const nb::dlpack::dtype dt = *named;
     size_t count = 1;
     for (size_t x : shape) count *= x;
     const size_t bytes = count * ((dt.bits + 7) / 8);
