@@ -4,6 +4,7 @@
 // tail-norm rule the CUDA kernel follows).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <random>
 #include <set>
@@ -75,6 +76,46 @@ TEST(SubBlockOrdering, EverySubBlockPairOncePerSweep) {
     }
     EXPECT_THROW(core::sub_block_pair_table(3), std::invalid_argument);
     EXPECT_THROW(core::sub_block_pair_table(0), std::invalid_argument);
+}
+
+// The data movement that carries out next_slots on each process (core::block_moves): every
+// send matched by the peer's receive in order, every half of the second buffer written exactly
+// once (a half left unwritten would keep another block's columns), and the result next_slots.
+TEST(SubBlockOrdering, BlockMovesCarryOutTheCircle) {
+    for (int procs = 2; procs <= 8; ++procs) {
+        core::BlockSlots slots = core::initial_slots(procs);
+        for (int step = 0; step < 2 * procs - 1; ++step) {
+            std::vector<std::array<int, 2>> next(procs, {-1, -1});
+            // sent[src][dst]: the halves src sends to dst, in order; likewise received.
+            std::vector<std::vector<std::vector<int>>> sent(procs, std::vector<std::vector<int>>(procs)),
+                received(procs, std::vector<std::vector<int>>(procs));
+            for (int r = 0; r < procs; ++r) {
+                const core::BlockMoves m = core::block_moves(procs, r);
+                for (const auto& [half, peer] : m.send) sent[r][peer].push_back(half);
+                for (const auto& [half, peer] : m.recv) received[peer][r].push_back(half);
+                for (const auto& [from, to] : m.move) {
+                    ASSERT_EQ(next[r][to], -1) << "half written twice";
+                    next[r][to] = from == 0 ? slots.top[r] : slots.bot[r];
+                }
+            }
+            for (int src = 0; src < procs; ++src)
+                for (int dst = 0; dst < procs; ++dst) {
+                    ASSERT_EQ(sent[src][dst].size(), received[src][dst].size()) << src << " -> " << dst;
+                    for (std::size_t i = 0; i < sent[src][dst].size(); ++i) {
+                        const int to = received[src][dst][i];
+                        ASSERT_EQ(next[dst][to], -1) << "half written twice";
+                        next[dst][to] = sent[src][dst][i] == 0 ? slots.top[src] : slots.bot[src];
+                    }
+                }
+            const core::BlockSlots want = core::next_slots(slots);
+            for (int r = 0; r < procs; ++r) {
+                EXPECT_EQ(next[r][0], want.top[r]) << "procs " << procs << " step " << step << " rank " << r;
+                EXPECT_EQ(next[r][1], want.bot[r]) << "procs " << procs << " step " << step << " rank " << r;
+            }
+            slots = want;
+        }
+    }
+    EXPECT_TRUE(core::block_moves(1, 0).send.empty());
 }
 
 template <class R> void check_rotation(R a, R b, R c) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "core/ordering.hpp"
@@ -46,6 +47,33 @@ inline BlockSlots next_slots(const BlockSlots& s) {
     n.bot[p - 1] = s.top[p - 1];
     for (int r = 0; r < p - 1; ++r) n.bot[r] = s.bot[r + 1];
     return n;
+}
+
+/// What process r of P (P >= 2) does for one next_slots step, in halves of its block buffer
+/// (0: top, 1: bot): `send` (half, peer) and `recv` (half, peer), matched in this order between
+/// each pair of processes, and `move` (from, to) within its own buffers. The receiving and
+/// moving write a second buffer: nothing is overwritten while it is still to be sent.
+struct BlockMoves {
+    std::vector<std::pair<int, int>> send, recv, move;
+};
+
+inline BlockMoves block_moves(int processes, int r) {
+    BlockMoves m;
+    const int P = processes;
+    if (P < 2) return m;
+    if (r == 0) {
+        m.send.push_back({1, 1});  // bot[0] -> top[1]
+        m.move.push_back({0, 0});  // top[0] stays
+    } else if (r < P - 1) {
+        m.send.push_back({0, r + 1});  // top[r] -> top[r + 1]
+        m.send.push_back({1, r - 1});  // bot[r] -> bot[r - 1]
+    } else {
+        m.send.push_back({1, r - 1});  // bot[P-1] -> bot[P-2]
+        m.move.push_back({0, 1});      // top[P-1] -> bot[P-1]
+    }
+    if (r >= 1) m.recv.push_back({0, r - 1});
+    if (r < P - 1) m.recv.push_back({1, r + 1});
+    return m;
 }
 
 /// The pair table of one process whose two blocks (top, bot) hold k sub-blocks each (k even,

@@ -378,41 +378,27 @@ void run_rank(const Spread& sp, int r, const JacobiParams<DT>& q, DT* root_w, DT
     p.pair_table = table.get();
     p.v_rows = int(N);
 
-    // Which blocks this device holds (core::initial_slots / next_slots): the sizes of what
-    // moves follow the blocks.
-    core::BlockSlots slots = core::initial_slots(P);
+    // The blocks move as core::next_slots says (core::block_moves: this device's part).
     int cur = 0;
+    const core::BlockMoves moves = core::block_moves(P, r);
     auto exchange = [&] {
-        const core::BlockSlots next = core::next_slots(slots);
         const int nxt = 1 - cur;
-        // top: rank 0 keeps its own; rank 1 takes rank 0's bot; others their left neighbour's top.
-        // bot: the last rank moves its top down; the others take their right neighbour's bot.
-        nccl_check(api.GroupStart(), "ncclGroupStart");
         // Whole halves, zero columns included: a ragged block must not find another block's
         // columns in the rest of the half it lands in.
-        auto send_half = [&](int half, int peer) {
+        nccl_check(api.GroupStart(), "ncclGroupStart");
+        for (const auto& [half, peer] : moves.send) {
             send(half_w(cur, half), kc * M, peer);
             if (vcount) send(half_v(cur, half), kc * N, peer);
-        };
-        auto recv_half = [&](int half, int peer) {
+        }
+        for (const auto& [half, peer] : moves.recv) {
             recv(half_w(nxt, half), kc * M, peer);
             if (vcount) recv(half_v(nxt, half), kc * N, peer);
-        };
-        if (r == 0) send_half(1, 1);
-        else if (r < P - 1) {
-            send_half(0, r + 1);
-            send_half(1, r - 1);
-        } else send_half(1, r - 1);
-        if (r >= 1) recv_half(0, r - 1);
-        if (r < P - 1) recv_half(1, r + 1);
+        }
         nccl_check(api.GroupEnd(), "ncclGroupEnd");
-        auto move = [&](int from, int to) {
+        for (const auto& [from, to] : moves.move) {
             copy(half_w(nxt, to), half_w(cur, from), kc * M);
             if (vcount) copy(half_v(nxt, to), half_v(cur, from), kc * N);
-        };
-        if (r == 0) move(0, 0);
-        if (r == P - 1) move(0, 1);
-        slots = next;
+        }
         cur = nxt;
         p.W = w[cur].get();
         p.V = vcount ? v[cur].get() : nullptr;
