@@ -5,8 +5,8 @@
 # and pkg-config (the CLI's .npz files; CMake finds libzip through pkg-config), Python
 # with its headers and pip (the Python package), NumPy (the CLI's check), Hypothesis (the
 # Python package's property tests), Open MPI (batchsvd::distributed and its tests); from
-# PyPI, NumPy, pytest and Hypothesis for a python3 that is not Debian's, and JAX
-# (batchsvd.jax's tests; Debian has no package). `pip install .` fetches the Python build's
+# PyPI, NumPy, pytest and Hypothesis for a python3 that is not Debian's, and JAX, Dask and
+# distributed (batchsvd.jax's and batchsvd.dask's tests; optional). `pip install .` fetches the Python build's
 # own needs (scikit-build-core, nanobind, jax) from PyPI.
 # The CUDA backend is built too when nvcc is present (the CUDA toolkit is not a Debian
 # package we install here: put nvcc on PATH, or in /usr/local/cuda/bin).
@@ -31,12 +31,14 @@ fi
 # NumPy in that interpreter, so it comes from PyPI when python3-numpy does not serve it.
 # The Python package's tests need pytest, Hypothesis and JAX (CPU; batchsvd.jax's tests) in
 # that interpreter too.
-for mod in numpy pytest hypothesis jax; do
+for mod in numpy pytest hypothesis jax dask distributed; do
   if ! python3 -c "import $mod" 2>/dev/null; then
     echo "install-deps: installing $mod for $(command -v python3) from PyPI"
-    if [ "$mod" = jax ]; then  # (optional: without it batchsvd.jax's tests skip)
-      python3 -m pip install -q jax || python3 -m pip install -q --break-system-packages jax ||
-        echo "install-deps: JAX could not be installed; batchsvd.jax's tests will skip"
+    if [ "$mod" = jax ] || [ "$mod" = dask ] || [ "$mod" = distributed ]; then  # (optional: their tests skip)
+      spec=$mod
+      [ "$mod" = dask ] && spec="dask[array]"
+      python3 -m pip install -q "$spec" || python3 -m pip install -q --break-system-packages "$spec" ||
+        echo "install-deps: $mod could not be installed; its tests will skip"
     else
       python3 -m pip install -q "$mod" || python3 -m pip install -q --break-system-packages "$mod"
     fi
