@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <vector>
 
 #include "testing/lapack.hpp"
 
@@ -129,15 +130,20 @@ Errors measure_batch(index_t m, index_t n, index_t batch, const T* a, const real
                      const T* u, const T* v) {
     const index_t k = std::min(m, n);
     Errors worst;
+    // LAPACK's references one at a time, then the measures in parallel: OpenBLAS 0.3.21's
+    // complex gemv kernels (under ?gesvd) crashed when two OpenMP threads called ?gesvd at once,
+    // about one run in a hundred of the complex CPU tests under load (ctest -j2), its own
+    // threads held to one or not.
+    std::vector<std::vector<real_t<T>>> refs(static_cast<std::size_t>(batch));
+    for (index_t b = 0; b < batch; ++b) refs[std::size_t(b)] = reference_singular_values<T>(m, n, a + b * m * n, m);
 #pragma omp parallel
     {
         Errors mine;
 #pragma omp for schedule(dynamic, 4)
         for (index_t b = 0; b < batch; ++b) {
             const T* ab = a + b * m * n;
-            const auto ref = reference_singular_values<T>(m, n, ab, m);
             mine.merge(measure<T>(m, n, ab, m, s + b * k, u ? u + b * m * k : nullptr, m,
-                                  v ? v + b * n * k : nullptr, n, ref.data()));
+                                  v ? v + b * n * k : nullptr, n, refs[std::size_t(b)].data()));
         }
 #pragma omp critical
         worst.merge(mine);
