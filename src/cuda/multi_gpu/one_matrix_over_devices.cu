@@ -316,12 +316,11 @@ void run_rank(const Spread& sp, int r, const JacobiParams<DT>& q, DT* root_w, DT
     BlockedState* state = r == 0 ? root_state : own_state.get();
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(table.get(), host_table.data(), host_table.size() * sizeof(int),
                                         cudaMemcpyHostToDevice, stream));
-    // Zero columns past the matrix's last (a ragged last block) must be zero in both buffers:
-    // the blocks move between them.
-    for (int i = 0; i < 2; ++i) {
-        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(w[i].get(), 0, wcount * sizeof(DT), stream));
-        if (vcount) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(v[i].get(), 0, vcount * sizeof(DT), stream));
-    }
+    // Columns past the matrix's last (a ragged last block) are zero. Only the first buffer is
+    // cleared: exchanges move whole halves, zeros included, and write every half of the second
+    // (core::block_moves), so no half there keeps stale columns.
+    BATCHSVD_CUDA_CHECK(cudaMemsetAsync(w[0].get(), 0, wcount * sizeof(DT), stream));
+    if (vcount) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(v[0].get(), 0, vcount * sizeof(DT), stream));
     const std::size_t tsize = sizeof(DT);
     // Block b's columns in the root's W and V, and the two halves of a local buffer.
     auto root_w_block = [&](int b) { return root_w + index_t(b) * kc * M; };
@@ -339,31 +338,46 @@ void run_rank(const Spread& sp, int r, const JacobiParams<DT>& q, DT* root_w, DT
         if (count > 0) nccl_check(api.Recv(dst, std::size_t(count) * tsize, ncclUint8, peer, comm, stream), "ncclRecv");
     };
 
-    // The root's state (scale, finiteness, active) to every device, then each device's blocks
-    // 2r (top) and 2r + 1 (bot).
-    nccl_check(api.Broadcast(root_state, state, sizeof(BlockedState), ncclUint8, 0, comm, stream), "ncclBroadcast");
-    nccl_check(api.GroupStart(), "ncclGroupStart");
-    if (r == 0) {
-        for (int peer = 1; peer < P; ++peer)
+    // The blocks at home (2r, 2r + 1) between the root's W and V and each device's first
+    // buffer (`cur` of them at the end): to the devices before the sweeps, back after.
+    auto home_blocks = [&](bool to_devices, int buf) {
+        nccl_check(api.GroupStart(), "ncclGroupStart");
+        for (int peer = r == 0 ? 1 : r; peer < (r == 0 ? P : r + 1); ++peer)
             for (int half = 0; half < 2; ++half) {
                 const int b = 2 * peer + half;
-                send(root_w_block(b), sp.width(b) * M, peer);
-                if (vcount) send(root_v_block(b), sp.width(b) * N, peer);
+                DT* root_wb = root_w_block(b);
+                DT* root_vb = vcount ? root_v_block(b) : nullptr;
+                DT* mine_w = half_w(buf, half);
+                DT* mine_v = vcount ? half_v(buf, half) : nullptr;
+                const index_t wn = sp.width(b) * M, vn = sp.width(b) * N;
+                if (r == 0 && to_devices) {
+                    send(root_wb, wn, peer);
+                    if (vcount) send(root_vb, vn, peer);
+                } else if (r == 0) {
+                    recv(root_wb, wn, peer);
+                    if (vcount) recv(root_vb, vn, peer);
+                } else if (to_devices) {
+                    recv(mine_w, wn, 0);
+                    if (vcount) recv(mine_v, vn, 0);
+                } else {
+                    send(mine_w, wn, 0);
+                    if (vcount) send(mine_v, vn, 0);
+                }
             }
-    } else {
-        for (int half = 0; half < 2; ++half) {
-            const int b = 2 * r + half;
-            recv(half_w(0, half), sp.width(b) * M, 0);
-            if (vcount) recv(half_v(0, half), sp.width(b) * N, 0);
-        }
-    }
-    nccl_check(api.GroupEnd(), "ncclGroupEnd");
-    if (r == 0)
-        for (int half = 0; half < 2; ++half) {
-            copy(half_w(0, half), root_w_block(half), sp.width(half) * M);
-            if (vcount) copy(half_v(0, half), root_v_block(half), sp.width(half) * N);
-        }
+        nccl_check(api.GroupEnd(), "ncclGroupEnd");
+        if (r == 0)  // the root's own blocks 0 and 1, copied on the device
+            for (int half = 0; half < 2; ++half) {
+                copy(to_devices ? half_w(buf, half) : root_w_block(half),
+                     to_devices ? root_w_block(half) : half_w(buf, half), sp.width(half) * M);
+                if (vcount)
+                    copy(to_devices ? half_v(buf, half) : root_v_block(half),
+                         to_devices ? root_v_block(half) : half_v(buf, half), sp.width(half) * N);
+            }
+    };
 
+    // The root's state (scale, finiteness, active) to every device, then each device's blocks.
+    nccl_check(api.Broadcast(root_state, state, sizeof(BlockedState), ncclUint8, 0, comm, stream), "ncclBroadcast");
+    home_blocks(true, 0);
     log.mark("blocks received", stream);
     BlockedParams<DT> p{};
     p.out = q;
@@ -425,27 +439,7 @@ void run_rank(const Spread& sp, int r, const JacobiParams<DT>& q, DT* root_w, DT
     }
 
     // Every block is home again (2P - 1 moves a sweep): back to the root's W and V.
-    nccl_check(api.GroupStart(), "ncclGroupStart");
-    if (r == 0) {
-        for (int peer = 1; peer < P; ++peer)
-            for (int half = 0; half < 2; ++half) {
-                const int b = 2 * peer + half;
-                recv(root_w_block(b), sp.width(b) * M, peer);
-                if (vcount) recv(root_v_block(b), sp.width(b) * N, peer);
-            }
-    } else {
-        for (int half = 0; half < 2; ++half) {
-            const int b = 2 * r + half;
-            send(half_w(cur, half), sp.width(b) * M, 0);
-            if (vcount) send(half_v(cur, half), sp.width(b) * N, 0);
-        }
-    }
-    nccl_check(api.GroupEnd(), "ncclGroupEnd");
-    if (r == 0)
-        for (int half = 0; half < 2; ++half) {
-            copy(root_w_block(half), half_w(cur, half), sp.width(half) * M);
-            if (vcount) copy(root_v_block(half), half_v(cur, half), sp.width(half) * N);
-        }
+    home_blocks(false, cur);
     wait_for(stream, comm, agree);
     log.mark("blocks sent back", nullptr);
 }
