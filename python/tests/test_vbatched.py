@@ -179,8 +179,13 @@ def test_sweep_limit_in_a_list():
     mats = [rng.standard_normal((30, 30)), rng.standard_normal((25, 31))]
     with pytest.raises(np.linalg.LinAlgError, match="did not converge"):
         batchsvd.svd(mats, max_sweeps=1)
+    # Values only, a preconditioned matrix may converge in its first sweep (about one
+    # 25x31 Gaussian in twelve does): each matrix must report what its unlimited run says.
+    _, _, needed = batchsvd.svdvals(mats, return_info="sweeps")
     s, info, sweeps = batchsvd.svdvals(mats, max_sweeps=1, return_info="sweeps")
-    assert [int(x) for x in info] == [1, 1] and [int(x) for x in sweeps] == [1, 1]
+    assert [int(x) for x in sweeps] == [1, 1], "seed %d" % SEED
+    assert [int(x) for x in info] == [int(int(x) > 1) for x in needed], "seed %d" % SEED
+    assert int(info[0]) == 1, "seed %d" % SEED  # a 30x30 Gaussian needs several sweeps
     assert all(np.isfinite(x).all() for x in s)
 
 
