@@ -11,6 +11,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <atomic>
 #include <complex>
 #include <cstdint>
@@ -158,6 +159,96 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     const bool known = with_scalar(a.dtype(), [&](auto tag) {
         using T = typename decltype(tag)::type;
         run<T>(a, s, u, v, info, m, n, batch, lda, sa, ldu, su, ldv, sv, ss, o, sweeps);
+    });
+    if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
+}
+
+/// Host arrays only (the hyperbolic functions run on the CPU backend).
+template <class X> void check_host(const X& x, const char* name) {
+    if (x.device_type() != nb::device::cpu::value)
+        fail(std::string(name) + " must be in host memory: hsvd and eigh_indefinite run on the CPU backend");
+}
+
+/// hsvd(g, j, s, j_out, u, v, info, sweeps, m, n, batch, j_stride, tol, max_sweeps, threads):
+/// packed column-major batches (G and U m x n, ld m; V n x n, ld n; S and J' n a matrix),
+/// j int32 with j_stride (0: one signature for all), as batchsvd::hsvd.
+void hsvd(const InArray& g, const InArray& j, const AnyArray& s, const AnyArray& jout,
+          const std::optional<AnyArray>& u, const std::optional<AnyArray>& v, const AnyArray& info,
+          const AnyArray& sweeps, index_t m, index_t n, index_t batch, index_t j_stride, double tol,
+          int max_sweeps, int threads) {
+    for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&s, "S"}, {&jout, "J'"}, {&info, "info"},
+                           {&sweeps, "sweeps"}})
+        check_host(*x, name);
+    check_host(g, "G");
+    check_host(j, "J");
+    if (u) check_host(*u, "U");
+    if (v) check_host(*v, "V");
+    if (!has_dtype<std::int32_t>(j) || !has_dtype<std::int32_t>(jout) || !has_dtype<std::int32_t>(info) ||
+        !has_dtype<std::int32_t>(sweeps))
+        fail("J, J', info and sweeps must be int32");
+    check_room(j, "J", j_stride == 0 ? n : span(1, j_stride, n, 1, batch));
+    check_room(jout, "J'", span(1, n, n, 1, batch));
+    check_room(info, "info", batch);
+    check_room(sweeps, "sweeps", batch);
+    batchsvd::Options o;
+    o.compute_u = u.has_value();
+    o.compute_v = v.has_value();
+    o.tol_factor = tol;
+    o.max_sweeps = max_sweeps;
+    o.threads = threads;
+    o.backend = batchsvd::Backend::cpu;
+    o.sweeps = static_cast<int*>(sweeps.data());
+    nb::gil_scoped_release release;
+    const bool known = with_scalar(g.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = batchsvd::real_t<T>;
+        if (!has_dtype<R>(s) || (u && !has_dtype<T>(*u)) || (v && !has_dtype<T>(*v))) fail("S, U or V has the wrong dtype");
+        check_room(g, "G", span(m, m * n, m, n, batch));
+        check_room(s, "S", span(1, n, n, 1, batch));
+        if (u) check_room(*u, "U", span(m, m * n, m, n, batch));
+        if (v) check_room(*v, "V", span(n, n * n, n, n, batch));
+        batchsvd::hsvd<T>(m, n, batch, batchsvd::MatrixBatch<const T>{static_cast<const T*>(g.data()), std::max<index_t>(m, 1), m * n},
+                          batchsvd::SignatureBatch{static_cast<const int*>(j.data()), j_stride}, static_cast<R*>(s.data()), n,
+                          static_cast<int*>(jout.data()), n,
+                          batchsvd::MatrixBatch<T>{u ? static_cast<T*>(u->data()) : nullptr, std::max<index_t>(m, 1), m * n},
+                          batchsvd::MatrixBatch<T>{v ? static_cast<T*>(v->data()) : nullptr, std::max<index_t>(n, 1), n * n},
+                          static_cast<int*>(info.data()), o);
+    });
+    if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
+}
+
+/// eigh_indefinite(a, w, z, info, sweeps, n, batch, tol, max_sweeps, threads): packed
+/// column-major n x n matrices (lower triangle read), as batchsvd::eigh_indefinite.
+void eigh_indefinite(const InArray& a, const AnyArray& w, const std::optional<AnyArray>& z, const AnyArray& info,
+                     const AnyArray& sweeps, index_t n, index_t batch, double tol, int max_sweeps, int threads) {
+    check_host(a, "A");
+    check_host(w, "W");
+    check_host(info, "info");
+    check_host(sweeps, "sweeps");
+    if (z) check_host(*z, "Z");
+    if (!has_dtype<std::int32_t>(info) || !has_dtype<std::int32_t>(sweeps)) fail("info and sweeps must be int32");
+    check_room(info, "info", batch);
+    check_room(sweeps, "sweeps", batch);
+    batchsvd::Options o;
+    o.compute_u = z.has_value();
+    o.tol_factor = tol;
+    o.max_sweeps = max_sweeps;
+    o.threads = threads;
+    o.backend = batchsvd::Backend::cpu;
+    o.sweeps = static_cast<int*>(sweeps.data());
+    nb::gil_scoped_release release;
+    const bool known = with_scalar(a.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = batchsvd::real_t<T>;
+        if (!has_dtype<R>(w) || (z && !has_dtype<T>(*z))) fail("W or Z has the wrong dtype");
+        const index_t ld = std::max<index_t>(n, 1);
+        check_room(a, "A", span(n, n * n, n, n, batch));
+        check_room(w, "W", span(1, n, n, 1, batch));
+        if (z) check_room(*z, "Z", span(n, n * n, n, n, batch));
+        batchsvd::eigh_indefinite<T>(n, batch, batchsvd::MatrixBatch<const T>{static_cast<const T*>(a.data()), ld, n * n},
+                                     static_cast<R*>(w.data()), n,
+                                     batchsvd::MatrixBatch<T>{z ? static_cast<T*>(z->data()) : nullptr, ld, n * n},
+                                     static_cast<int*>(info.data()), o);
     });
     if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
@@ -472,6 +563,12 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("stride_a"), nb::arg("ldu"), nb::arg("stride_u"), nb::arg("ldv"),
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
           nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none(), nb::arg("threads") = 0);
+    m.def("hsvd", &hsvd, nb::arg("g"), nb::arg("j"), nb::arg("s"), nb::arg("j_out"), nb::arg("u").none(),
+          nb::arg("v").none(), nb::arg("info"), nb::arg("sweeps"), nb::arg("m"), nb::arg("n"), nb::arg("batch"),
+          nb::arg("j_stride"), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("threads"));
+    m.def("eigh_indefinite", &eigh_indefinite, nb::arg("a"), nb::arg("w"), nb::arg("z").none(), nb::arg("info"),
+          nb::arg("sweeps"), nb::arg("n"), nb::arg("batch"), nb::arg("tol"), nb::arg("max_sweeps"),
+          nb::arg("threads"));
     m.def("gesvd_vbatched", &gesvd_vbatched, nb::arg("a"), nb::arg("rows"), nb::arg("cols"),
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(),
           nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),

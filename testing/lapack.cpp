@@ -34,6 +34,14 @@ void sgesvj_(const char*, const char*, const char*, const int*, const int*, floa
 void dgesvj_(const char*, const char*, const char*, const int*, const int*, double*,
              const int*, double*, const int*, double*, const int*, double*, const int*, int*,
              fstrlen, fstrlen, fstrlen);
+void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
+             const int*, int*, fstrlen, fstrlen);
+void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*,
+             const int*, int*, fstrlen, fstrlen);
+void cheevd_(const char*, const char*, const int*, cf*, const int*, float*, cf*, const int*, float*, const int*,
+             int*, const int*, int*, fstrlen, fstrlen);
+void zheevd_(const char*, const char*, const int*, cd*, const int*, double*, cd*, const int*, double*,
+             const int*, int*, const int*, int*, fstrlen, fstrlen);
 }
 
 namespace batchsvd::testing::lapack {
@@ -119,7 +127,30 @@ template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv)
     return info;
 }
 
+template <class T> int syevd_values(int n, T* a, int lda, real_t<T>* w) {
+    using R = real_t<T>;
+    const char jobz = 'N', uplo = 'L';
+    int info = 0;
+    // Values only: the minimal workspaces are 2n + 1 (real), n + 1 (complex), n (rwork), 1 (iwork).
+    int lwork = std::max(1, 2 * n + 1), liwork = 1, lrwork = std::max(1, n);
+    std::vector<T> work(lwork);
+    std::vector<R> rwork(lrwork);
+    std::vector<int> iwork(liwork);
+    if constexpr (std::is_same_v<T, float>)
+        ssyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+    else if constexpr (std::is_same_v<T, double>)
+        dsyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1, 1);
+    else if constexpr (std::is_same_v<T, cf>)
+        cheevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork,
+                &info, 1, 1);
+    else
+        zheevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, rwork.data(), &lrwork, iwork.data(), &liwork,
+                &info, 1, 1);
+    return info;
+}
+
 #define BATCHSVD_INSTANTIATE_(T)                                                   \
+    template int syevd_values<T>(int, T*, int, real_t<T>*);                        \
     template int gesvd_values<T>(int, int, T*, int, real_t<T>*);                   \
     template int gesvd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);       \
     template int gesdd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);

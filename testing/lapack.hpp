@@ -24,4 +24,8 @@ int gesdd(int m, int n, T* a, int lda, real_t<T>* s, T* u, int ldu, T* vt, int l
 /// Returns LAPACK's info.
 template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv);
 
+/// Eigenvalues (ascending) of the Hermitian n x n matrix a (lower triangle; overwritten) by
+/// ?syevd / ?heevd, values only. Returns LAPACK's info.
+template <class T> int syevd_values(int n, T* a, int lda, real_t<T>* w);
+
 }  // namespace batchsvd::testing::lapack

@@ -215,3 +215,5 @@ BATCHSVD_DECLARE_(std::complex<double>)
 #undef BATCHSVD_DECLARE_
 
 }  // namespace batchsvd
+
+#include "batchsvd/hyperbolic.hpp"  // hsvd, eigh_indefinite

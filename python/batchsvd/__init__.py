@@ -54,8 +54,10 @@ _point_at_pip_nccl()
 
 from . import _batchsvd  # noqa: E402
 
-__all__ = ["svd", "svdvals", "cuda_available", "cuda_devices", "OutOfMemoryError", "DeviceError",
-           "__version__"]
+from .hyperbolic import eigh_indefinite, hsvd  # noqa: E402
+
+__all__ = ["svd", "svdvals", "hsvd", "eigh_indefinite", "cuda_available", "cuda_devices",
+           "OutOfMemoryError", "DeviceError", "__version__"]
 __version__ = _batchsvd.version()
 
 #: Device memory could not be allocated (a subclass of MemoryError).

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The hyperbolic SVD and eigh_indefinite on the CPU backend, four precisions: the HSVD's
+// relations (G V = U S, U^H U = I, V^H J V = J') measured in long double, J of one sign equal
+// to the SVD bit for bit, the per-matrix status codes, invalid arguments, and the eigenvalues
+// of graded indefinite matrices to high relative accuracy against a binary128 reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "batchsvd/batchsvd.hpp"
+#include "testing/error_measures.hpp"
+#include "testing/generators.hpp"
+#include "testing/lapack.hpp"
+#include "testing/quad_eigen.hpp"
+
+namespace batchsvd::test {
+namespace {
+
+template <class T> struct is_cx : std::false_type {};
+template <class R> struct is_cx<std::complex<R>> : std::true_type {};
+template <class T> using Wide = std::conditional_t<is_cx<T>::value, std::complex<long double>, long double>;
+template <class T> Wide<T> wide(T x) {
+    if constexpr (is_cx<T>::value) return {x.real(), x.imag()}; else return x;
+}
+template <class T> long double ld_abs2(Wide<T> x) { return std::norm(std::complex<long double>(x)); }
+
+template <class T> T nan_value() {
+    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
+    if constexpr (is_cx<T>::value) return T(q, q); else return q;
+}
+
+template <class F> void each_type(F&& f) {
+    f(float{});
+    f(double{});
+    f(std::complex<float>{});
+    f(std::complex<double>{});
+}
+
+/// A random signature of n entries with both signs (n >= 2).
+std::vector<int> mixed_signature(index_t n, std::mt19937_64& rng) {
+    std::vector<int> j(n);
+    for (auto& x : j) x = (rng() & 1) ? 1 : -1;
+    if (std::count(j.begin(), j.end(), 1) == 0) j[0] = 1;
+    if (std::count(j.begin(), j.end(), -1) == 0) j[n - 1] = -1;
+    return j;
+}
+
+template <class T> T conj_t(T x) {
+    if constexpr (is_cx<T>::value) return std::conj(x); else return x;
+}
+
+template <class T> struct HsvdOut {
+    std::vector<real_t<T>> s;
+    std::vector<T> u, v;
+    std::vector<int> jout, info, sweeps;
+};
+
+template <class T>
+HsvdOut<T> run_hsvd(index_t m, index_t n, index_t batch, const std::vector<T>& g, const std::vector<int>& j,
+                    index_t j_stride, Options o = {}) {
+    HsvdOut<T> r;
+    r.s.assign(n * batch, std::numeric_limits<real_t<T>>::quiet_NaN());  // poison: unwritten fails
+    r.u.assign(m * n * batch, nan_value<T>());
+    r.v.assign(n * n * batch, nan_value<T>());
+    r.jout.assign(n * batch, 0);
+    r.info.assign(batch, 12345);
+    r.sweeps.assign(batch, -7);
+    o.backend = Backend::cpu;
+    o.sweeps = r.sweeps.data();
+    hsvd<T>(m, n, batch, MatrixBatch<const T>{g.data(), m, m * n}, SignatureBatch{j.data(), j_stride}, r.s.data(), n,
+            r.jout.data(), n, MatrixBatch<T>{r.u.data(), m, m * n}, MatrixBatch<T>{r.v.data(), n, n * n},
+            r.info.data(), o);
+    return r;
+}
+
+struct HsvdErrors {
+    long double residual = 0;  ///< max_j ||G v_j - s_j u_j|| / (||G||_F ||v_j||)
+    long double orth_u = 0;    ///< max |(U^H U - I)_ik|
+    long double j_unitary = 0; ///< max |(V^H J V - J')_ik| / (||v_i|| ||v_k||)
+};
+
+/// The HSVD's relations of matrix b, in long double.
+template <class T>
+HsvdErrors measure_hsvd(index_t m, index_t n, const T* g, const int* j, const real_t<T>* s, const T* u, const T* v,
+                        const int* jout) {
+    HsvdErrors e;
+    long double gf = 0;
+    for (index_t i = 0; i < m * n; ++i) gf += ld_abs2<T>(wide(g[i]));
+    gf = std::sqrt(gf);
+    for (index_t c = 0; c < n; ++c) {
+        long double r2 = 0, v2 = 0;
+        for (index_t k = 0; k < n; ++k) v2 += ld_abs2<T>(wide(v[k + c * n]));
+        for (index_t i = 0; i < m; ++i) {
+            Wide<T> x = 0;
+            for (index_t k = 0; k < n; ++k) x += wide(g[i + k * m]) * wide(v[k + c * n]);
+            x -= (long double)s[c] * wide(u[i + c * m]);
+            r2 += ld_abs2<T>(x);
+        }
+        e.residual = std::max(e.residual, std::sqrt(r2) / (gf * std::sqrt(v2)));
+    }
+    for (index_t a = 0; a < n; ++a)
+        for (index_t c = 0; c < n; ++c) {
+            Wide<T> uu = 0, vjv = 0;
+            long double na = 0, nc = 0;
+            for (index_t i = 0; i < m; ++i) uu += conj_t(wide(u[i + a * m])) * wide(u[i + c * m]);
+            for (index_t k = 0; k < n; ++k) {
+                vjv += conj_t(wide(v[k + a * n])) * (long double)j[k] * wide(v[k + c * n]);
+                na += ld_abs2<T>(wide(v[k + a * n]));
+                nc += ld_abs2<T>(wide(v[k + c * n]));
+            }
+            const long double id = a == c ? 1 : 0;
+            e.orth_u = std::max(e.orth_u, std::abs(std::complex<long double>(uu) - id));
+            e.j_unitary = std::max(e.j_unitary, std::abs(std::complex<long double>(vjv) - id * jout[a]) /
+                                                    std::sqrt(na * nc));
+        }
+    return e;
+}
+
+TEST(Hyperbolic, HsvdRelationsHoldInEveryPrecisionAndShape) {
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        const double u = testing::unit_roundoff<T>();
+        for (auto [m, n] : {std::pair<index_t, index_t>{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}}) {
+            const index_t batch = 3;
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));
+            std::mt19937_64 rng(seed);
+            const std::vector<T> g = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+            std::vector<int> j;  // one signature a matrix
+            for (index_t b = 0; b < batch; ++b) {
+                const std::vector<int> jb = mixed_signature(n, rng);
+                j.insert(j.end(), jb.begin(), jb.end());
+            }
+            const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, j, n);
+            for (index_t b = 0; b < batch; ++b) {
+                ASSERT_EQ(r.info[b], 0) << "matrix " << b;
+                EXPECT_GE(r.sweeps[b], 1);
+                const int* jb = j.data() + b * n;
+                const int* jo = r.jout.data() + b * n;
+                const index_t npos = std::count(jb, jb + n, 1);
+                for (index_t i = 0; i < n; ++i) EXPECT_EQ(jo[i], i < npos ? 1 : -1);
+                const real_t<T>* s = r.s.data() + b * n;
+                for (index_t i = 0; i < n; ++i) {
+                    EXPECT_GT(s[i], 0);
+                    if (i + 1 < n && jo[i] == jo[i + 1]) EXPECT_GE(s[i], s[i + 1]) << "sorted within a sign";
+                }
+                const HsvdErrors e = measure_hsvd<T>(m, n, g.data() + b * m * n, jb, s, r.u.data() + b * m * n,
+                                                     r.v.data() + b * n * n, jo);
+                EXPECT_LT(e.residual, 30 * u * std::sqrt(double(n))) << "matrix " << b;
+                EXPECT_LT(e.orth_u, 30 * u * std::sqrt(double(m))) << "matrix " << b;
+                EXPECT_LT(e.j_unitary, 30 * u * std::sqrt(double(n))) << "matrix " << b;
+            }
+            // Values only, and one signature for the whole batch: the same values.
+            Options o;
+            o.compute_u = o.compute_v = false;
+            const HsvdOut<T> vals = run_hsvd<T>(m, n, batch, g, j, n, o);
+            for (index_t i = 0; i < n * batch; ++i) EXPECT_EQ(vals.s[i], r.s[i]);
+            const HsvdOut<T> shared = run_hsvd<T>(m, n, batch, g, std::vector<int>(j.begin(), j.begin() + n), 0);
+            EXPECT_EQ(0, std::memcmp(shared.s.data(), r.s.data(), n * sizeof(real_t<T>)));
+            for (index_t b = 0; b < batch; ++b) EXPECT_EQ(shared.info[b], 0);
+        }
+    });
+}
+
+TEST(Hyperbolic, OneSignIsTheSvdBitForBit) {
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        const index_t m = 24, n = 17, batch = 4;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        const std::vector<T> g = testing::generate_batch<T>(testing::Family::geo, m, n, batch, seed);
+        std::vector<real_t<T>> s(n * batch);
+        std::vector<T> u(m * n * batch), v(n * n * batch);
+        std::vector<int> info(batch);
+        Options o;
+        o.backend = Backend::cpu;
+        gesvd<T>(m, n, batch, g.data(), s.data(), u.data(), v.data(), info.data(), o);
+        for (int sign : {1, -1}) {
+            const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, std::vector<int>(n, sign), 0);
+            EXPECT_EQ(0, std::memcmp(r.s.data(), s.data(), s.size() * sizeof(s[0])));
+            EXPECT_EQ(0, std::memcmp(r.u.data(), u.data(), u.size() * sizeof(T)));
+            EXPECT_EQ(0, std::memcmp(r.v.data(), v.data(), v.size() * sizeof(T)));
+            for (int x : r.jout) EXPECT_EQ(x, sign);
+            EXPECT_EQ(r.info, info);
+        }
+    });
+}
+
+TEST(Hyperbolic, StatusCodesAreIsolated) {
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t m = 6, n = 4, batch = 5;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::vector<T> g = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+        const std::vector<int> j = {1, -1, 1, -1};
+        const HsvdOut<T> clean = run_hsvd<T>(m, n, batch, g, j, 0);
+        g[1 * m * n + 3] = T(std::numeric_limits<R>::quiet_NaN());           // matrix 1: NaN
+        for (index_t i = 0; i < m; ++i) g[2 * m * n + i + 2 * m] = T(0);      // matrix 2: a zero column
+        // Matrix 3: g_3 = g_0 with j = +1, -1, the pair the first round-robin step meets (0, 3):
+        // no hyperbolic rotation exists (a pair met later would have been mixed by then, and
+        // the result is then a singular value at rounding level, as the SVD gives).
+        for (index_t i = 0; i < m; ++i) g[3 * m * n + i + 3 * m] = g[3 * m * n + i];
+        const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, j, 0);
+        EXPECT_EQ(r.info[0], 0);
+        EXPECT_EQ(r.info[1], info_nonfinite);
+        EXPECT_EQ(r.info[2], info_rank_deficient);
+        EXPECT_EQ(r.info[3], info_no_hyperbolic_rotation);
+        EXPECT_EQ(r.info[4], 0);
+        for (index_t b : {0, 4}) {
+            EXPECT_EQ(0, std::memcmp(&r.s[b * n], &clean.s[b * n], n * sizeof(R)));
+            EXPECT_EQ(0, std::memcmp(&r.u[b * m * n], &clean.u[b * m * n], m * n * sizeof(T)));
+        }
+        for (index_t b : {1, 2, 3}) {
+            for (index_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.s[b * n + i]));
+            for (index_t i = 0; i < m * n; ++i) EXPECT_TRUE(std::isnan(std::real(r.u[b * m * n + i])));
+            for (index_t i = 0; i < n * n; ++i) EXPECT_TRUE(std::isnan(std::real(r.v[b * n * n + i])));
+        }
+        // Two equal columns of opposite signs alone: G J G^H = 0, no hyperbolic rotation exists.
+        std::vector<T> pair(2 * m);
+        for (index_t i = 0; i < m; ++i) pair[i] = pair[i + m] = g[i];
+        const HsvdOut<T> p = run_hsvd<T>(m, 2, 1, pair, {1, -1}, 0);
+        EXPECT_EQ(p.info[0], info_no_hyperbolic_rotation);
+        // The sweep limit: one sweep cannot converge on a random 30 x 30 matrix.
+        const index_t k = 30;
+        const std::vector<T> big = testing::generate_batch<T>(testing::Family::random, k, k, 2, seed + 1);
+        std::vector<int> jk(k, 1);
+        for (index_t i = 0; i < k; i += 2) jk[i] = -1;
+        Options o;
+        o.max_sweeps = 1;
+        const HsvdOut<T> lim = run_hsvd<T>(k, k, 2, big, jk, 0, o);
+        for (index_t b = 0; b < 2; ++b) {
+            EXPECT_EQ(lim.info[b], 1);
+            EXPECT_EQ(lim.sweeps[b], 1);
+            for (index_t i = 0; i < k; ++i) EXPECT_TRUE(std::isfinite(lim.s[b * k + i]));
+        }
+    });
+}
+
+TEST(Hyperbolic, InvalidArgumentsThrow) {
+    std::vector<double> g = {1, 2, 3, 4, 0, 1, 0, 2, 5, 0, 1, 1}, s(4), u(12), v(16);
+    std::vector<int> info(1), jout(4);
+    auto call = [&](index_t m, index_t n, std::vector<int> j, Options o = {}) {
+        hsvd<double>(m, n, 1, MatrixBatch<const double>{g.data(), std::max<index_t>(m, 1), m * n},
+                     SignatureBatch{j.data(), 0}, s.data(), n, jout.data(), n,
+                     MatrixBatch<double>{u.data(), std::max<index_t>(m, 1), m * n},
+                     MatrixBatch<double>{v.data(), std::max<index_t>(n, 1), n * n}, info.data(), o);
+    };
+    auto code = [&](auto&& f) {
+        try {
+            f();
+        } catch (const Error& e) {
+            return e.code();
+        }
+        return ErrorCode::device_error;  // (no error thrown)
+    };
+    EXPECT_EQ(code([&] { call(2, 3, {1, -1, 1}); }), ErrorCode::invalid_argument);  // m < n
+    EXPECT_EQ(code([&] { call(4, 3, {1, 0, -1}); }), ErrorCode::invalid_argument);  // j = 0
+    EXPECT_EQ(code([&] { call(4, 3, {1, 2, -1}); }), ErrorCode::invalid_argument);
+    Options o;
+    o.max_sweeps = 0;
+    EXPECT_EQ(code([&] { call(4, 3, {1, -1, 1}, o); }), ErrorCode::invalid_argument);
+    o = {};
+    o.backend = Backend::cuda;
+    EXPECT_EQ(code([&] { call(4, 3, {1, -1, 1}, o); }), ErrorCode::backend_unavailable);
+    EXPECT_NO_THROW(call(4, 3, {1, -1, 1}));
+    EXPECT_EQ(info[0], 0);
+    std::vector<double> w(3);
+    EXPECT_THROW(eigh_indefinite<double>(3, 1, MatrixBatch<const double>{g.data(), 2, 9}, w.data(), 3,
+                                         MatrixBatch<double>{v.data(), 3, 9}, info.data()),
+                 Error);  // lda < n
+}
+
+/// A graded indefinite Hermitian matrix A = D B D: B = Q diag(+-(1..2)) Q^H (condition <= 2,
+/// both signs), D = diag(10^(-5 x_i)) with x_i spread over [0, 1] in a random order, so that
+/// A's entries span 1e-10 to 1 and its eigenvalues about as much.
+template <class T> std::vector<T> graded_indefinite(index_t n, std::uint64_t seed) {
+    using R = real_t<T>;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(1, 2);
+    using Q = std::conditional_t<is_cx<T>::value, std::complex<double>, double>;
+    const std::vector<Q> q = testing::random_orthonormal<Q>(n, n, seed ^ 0x5eed);
+    std::vector<double> lam(n), d(n);
+    for (index_t i = 0; i < n; ++i) lam[i] = (i % 2 ? -1 : 1) * unit(rng);
+    for (index_t i = 0; i < n; ++i) d[i] = std::pow(10.0, -5.0 * double(i) / double(std::max<index_t>(n - 1, 1)));
+    std::shuffle(d.begin(), d.end(), rng);
+    std::vector<T> a(n * n);
+    for (index_t c = 0; c < n; ++c)
+        for (index_t i = 0; i < n; ++i) {
+            std::complex<double> x = 0;
+            for (index_t k = 0; k < n; ++k)
+                x += std::complex<double>(q[i + k * n]) * lam[k] * std::conj(std::complex<double>(q[c + k * n]));
+            x *= d[i] * d[c];
+            if (i == c) x = x.real();
+            if constexpr (is_cx<T>::value) a[i + c * n] = T(R(x.real()), R(i == c ? 0 : x.imag()));
+            else a[i + c * n] = R(x.real());
+        }
+    for (index_t c = 0; c < n; ++c)  // exactly Hermitian
+        for (index_t i = 0; i < c; ++i) a[i + c * n] = conj_t(a[c + i * n]);
+    return a;
+}
+
+template <class T> struct EighOut {
+    std::vector<real_t<T>> w;
+    std::vector<T> z;
+    std::vector<int> info;
+};
+
+template <class T> EighOut<T> run_eigh(index_t n, index_t batch, const std::vector<T>& a, bool vectors = true) {
+    EighOut<T> r;
+    r.w.assign(n * batch, std::numeric_limits<real_t<T>>::quiet_NaN());
+    r.z.assign(n * n * batch, nan_value<T>());
+    r.info.assign(batch, 12345);
+    Options o;
+    o.compute_u = vectors;
+    eigh_indefinite<T>(n, batch, MatrixBatch<const T>{a.data(), n, n * n}, r.w.data(), n,
+                       MatrixBatch<T>{r.z.data(), n, n * n}, r.info.data(), o);
+    return r;
+}
+
+/// max_i ||A z_i - w_i z_i|| / ||A||_F and max |Z^H Z - I| of one matrix, in long double.
+template <class T> std::pair<long double, long double> eigh_residuals(index_t n, const T* a, const real_t<T>* w, const T* z) {
+    long double af = 0, res = 0, orth = 0;
+    for (index_t i = 0; i < n * n; ++i) af += ld_abs2<T>(wide(a[i]));
+    af = std::sqrt(af);
+    for (index_t c = 0; c < n; ++c) {
+        long double r2 = 0;
+        for (index_t i = 0; i < n; ++i) {
+            Wide<T> x = -(long double)w[c] * wide(z[i + c * n]);
+            for (index_t k = 0; k < n; ++k) x += wide(a[i + k * n]) * wide(z[k + c * n]);
+            r2 += ld_abs2<T>(x);
+        }
+        res = std::max(res, std::sqrt(r2) / af);
+        for (index_t c2 = 0; c2 < n; ++c2) {
+            Wide<T> x = 0;
+            for (index_t i = 0; i < n; ++i) x += conj_t(wide(z[i + c * n])) * wide(z[i + c2 * n]);
+            orth = std::max(orth, std::abs(std::complex<long double>(x) - (long double)(c == c2)));
+        }
+    }
+    return {res, orth};
+}
+
+TEST(Hyperbolic, EighIndefiniteGradedEigenvaluesToRelativeAccuracy) {
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        const double u = testing::unit_roundoff<T>();
+        // The bar: 1e-12 in double, the same multiple of u (about 9000 u) in single.
+        const double bound = 1e-12 / testing::unit_roundoff<double>() * u;
+        for (index_t n : {2, 5, 16, 33}) {
+            const index_t batch = n > 16 ? 2 : 4;
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", n " + std::to_string(n));
+            std::vector<T> a;
+            for (index_t b = 0; b < batch; ++b) {
+                const std::vector<T> ab = graded_indefinite<T>(n, seed + b);
+                a.insert(a.end(), ab.begin(), ab.end());
+            }
+            const EighOut<T> r = run_eigh<T>(n, batch, a);
+            double worst = 0, worst_syevd = 0;
+            for (index_t b = 0; b < batch; ++b) {
+                ASSERT_EQ(r.info[b], 0) << "matrix " << b;
+                const T* ab = a.data() + b * n * n;
+                const std::vector<long double> ref = testing::reference_eigenvalues_quad<T>(n, ab, n);
+                std::vector<T> copy(ab, ab + n * n);
+                std::vector<real_t<T>> lw(n);
+                ASSERT_EQ(testing::lapack::syevd_values<T>(int(n), copy.data(), int(n), lw.data()), 0);
+                for (index_t i = 0; i < n; ++i) {
+                    const double rel = double(std::abs((long double)r.w[b * n + i] - ref[i]) / std::abs(ref[i]));
+                    worst = std::max(worst, rel);
+                    worst_syevd = std::max(worst_syevd, double(std::abs((long double)lw[i] - ref[i]) / std::abs(ref[i])));
+                    EXPECT_LE(rel, bound) << "matrix " << b << ", eigenvalue " << i << ": " << r.w[b * n + i]
+                                          << " against " << double(ref[i]);
+                }
+                const auto [res, orth] = eigh_residuals<T>(n, ab, r.w.data() + b * n, r.z.data() + b * n * n);
+                EXPECT_LT(res, 30 * u * n) << "matrix " << b;
+                EXPECT_LT(orth, 30 * u * n) << "matrix " << b;
+            }
+            char note[96];
+            std::snprintf(note, sizeof note, "%.2e (syevd %.2e)", worst, worst_syevd);
+            ::testing::Test::RecordProperty("worst_relative_n" + std::to_string(n) + "_" +
+                                                (is_cx<T>::value ? "complex" : "real") + std::to_string(8 * sizeof(real_t<T>)),
+                                            note);
+            // Values only: the same eigenvalues.
+            const EighOut<T> vals = run_eigh<T>(n, batch, a, false);
+            for (index_t i = 0; i < n * batch; ++i) EXPECT_EQ(vals.w[i], r.w[i]);
+        }
+    });
+}
+
+TEST(Hyperbolic, EighIndefiniteDefiniteSingularAndSpecialMatrices) {
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const double u = testing::unit_roundoff<T>();
+        const index_t n = 9;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        // Rank 5 with both signs (A = G J G^H, G 9 x 5), the zero matrix, a definite one, NaN.
+        const std::vector<T> g = testing::generate_batch<T>(testing::Family::random, n, 5, 1, seed);
+        const int js[5] = {1, -1, 1, 1, -1};
+        std::vector<T> a(4 * n * n, T(0));
+        for (index_t c = 0; c < n; ++c)
+            for (index_t i = 0; i < n; ++i) {
+                std::complex<double> x = 0, y = 0;
+                for (index_t k = 0; k < 5; ++k) {
+                    x += std::complex<double>(g[i + k * n]) * double(js[k]) * std::conj(std::complex<double>(g[c + k * n]));
+                    y += std::complex<double>(g[i + k * n]) * std::conj(std::complex<double>(g[c + k * n]));
+                }
+                if constexpr (is_cx<T>::value) {
+                    a[i + c * n] = T(R(x.real()), R(i == c ? 0 : x.imag()));
+                    a[2 * n * n + i + c * n] = T(R(y.real() + (i == c)), R(i == c ? 0 : y.imag()));
+                } else {
+                    a[i + c * n] = R(x.real());
+                    a[2 * n * n + i + c * n] = R(y.real() + (i == c));
+                }
+            }
+        for (index_t b : {0, 2})
+            for (index_t c = 0; c < n; ++c)
+                for (index_t i = 0; i < c; ++i) a[b * n * n + i + c * n] = conj_t(a[b * n * n + c + i * n]);
+        a[3 * n * n + 4] = T(std::numeric_limits<R>::quiet_NaN());
+        const EighOut<T> r = run_eigh<T>(n, 4, a);
+        EXPECT_EQ(r.info[0], 0);
+        EXPECT_EQ(r.info[1], 0);
+        EXPECT_EQ(r.info[2], 0);
+        EXPECT_EQ(r.info[3], info_nonfinite);
+        for (index_t b : {0, 1, 2}) {
+            for (index_t i = 0; i + 1 < n; ++i) EXPECT_LE(r.w[b * n + i], r.w[b * n + i + 1]) << "ascending";
+            const auto [res, orth] = eigh_residuals<T>(n, a.data() + b * n * n, r.w.data() + b * n, r.z.data() + b * n * n);
+            if (b != 1) EXPECT_LT(res, 30 * u * n) << "matrix " << b;
+            EXPECT_LT(orth, 30 * u * n) << "matrix " << b;
+        }
+        // Rank 5 of 9: four eigenvalues are zero (to rounding), two negative, three positive.
+        const std::vector<long double> ref = testing::reference_eigenvalues_quad<T>(n, a.data(), n);
+        long double scale = 0;
+        for (auto x : ref) scale = std::max(scale, std::abs(x));
+        int neg = 0, pos = 0;
+        for (index_t i = 0; i < n; ++i) {
+            EXPECT_LE(std::abs((long double)r.w[i] - ref[i]), 30 * u * n * scale) << i;
+            neg += r.w[i] < -1e3 * u * double(scale);
+            pos += r.w[i] > 1e3 * u * double(scale);
+        }
+        EXPECT_EQ(neg, 2);
+        EXPECT_EQ(pos, 3);
+        for (index_t i = 0; i < n; ++i) EXPECT_EQ(r.w[n + i], R(0)) << "the zero matrix";
+        for (index_t i = 0; i < n; ++i) EXPECT_GE(r.w[2 * n + i], R(1) - R(30 * u * n)) << "G G^H + I is >= I";
+        for (index_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.w[3 * n + i]));
+    });
+}
+
+}  // namespace
+}  // namespace batchsvd::test
