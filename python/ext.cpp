@@ -136,7 +136,7 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
            const std::optional<AnyArray>& v, const AnyArray& info, index_t m, index_t n,
            index_t batch, index_t lda, index_t sa, index_t ldu, index_t su, index_t ldv,
            index_t sv, index_t ss, double tol, int max_sweeps, std::uintptr_t stream,
-           const std::vector<int>& devices, const std::optional<AnyArray>& sweeps, int threads) {
+           const std::vector<int>& devices, const std::optional<AnyArray>& sweeps, int threads, int method) {
     const int dev = a.device_type();
     auto same_device = [&](const auto& x) {
         return x.device_type() == dev && x.device_id() == a.device_id();
@@ -152,6 +152,8 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
     o.threads = threads;
+    if (method < 0 || method > 2) fail("method must be 0 (automatic), 1 (jacobi) or 2 (bidiagonal)");
+    o.method = static_cast<batchsvd::SvdMethod>(method);
     o.stream = reinterpret_cast<void*>(stream);
     o.devices = devices;
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
@@ -249,6 +251,36 @@ void eigh_indefinite(const InArray& a, const AnyArray& w, const std::optional<An
                                      static_cast<R*>(w.data()), n,
                                      batchsvd::MatrixBatch<T>{z ? static_cast<T*>(z->data()) : nullptr, ld, n * n},
                                      static_cast<int*>(info.data()), o);
+    });
+    if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
+}
+
+/// gebrd(a, d, e, tauq, taup, info, m, n, batch, threads): packed column-major matrices,
+/// overwritten in place, as batchsvd::gebrd (vectors k = min(m, n) apart).
+void gebrd(const AnyArray& a, const AnyArray& d, const AnyArray& e, const AnyArray& tauq, const AnyArray& taup,
+           const AnyArray& info, index_t m, index_t n, index_t batch, int threads) {
+    for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&a, "A"}, {&d, "d"}, {&e, "e"}, {&tauq, "tauq"},
+                           {&taup, "taup"}, {&info, "info"}})
+        check_host(*x, name);
+    if (!has_dtype<std::int32_t>(info)) fail("info must be int32");
+    check_room(info, "info", batch);
+    const index_t k = std::min(m, n), st = std::max<index_t>(k, 1);
+    batchsvd::Options o;
+    o.threads = threads;
+    o.backend = batchsvd::Backend::cpu;
+    nb::gil_scoped_release release;
+    const bool known = with_scalar(a.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using R = batchsvd::real_t<T>;
+        if (!has_dtype<R>(d) || !has_dtype<R>(e) || !has_dtype<T>(tauq) || !has_dtype<T>(taup))
+            fail("d, e, tauq or taup has the wrong dtype");
+        check_room(a, "A", span(m, m * n, m, n, batch));
+        for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&d, "d"}, {&e, "e"}, {&tauq, "tauq"}, {&taup, "taup"}})
+            check_room(*x, name, span(1, st, k, 1, batch));
+        batchsvd::gebrd<T>(m, n, batch, batchsvd::MatrixBatch<T>{static_cast<T*>(a.data()), std::max<index_t>(m, 1), m * n},
+                           batchsvd::BidiagonalBatch<T>{static_cast<R*>(d.data()), static_cast<R*>(e.data()),
+                                                        static_cast<T*>(tauq.data()), static_cast<T*>(taup.data()), st},
+                           static_cast<int*>(info.data()), o);
     });
     if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
@@ -562,7 +594,10 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("lda"),
           nb::arg("stride_a"), nb::arg("ldu"), nb::arg("stride_u"), nb::arg("ldv"),
           nb::arg("stride_v"), nb::arg("stride_s"), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none(), nb::arg("threads") = 0);
+          nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none(), nb::arg("threads") = 0,
+          nb::arg("method") = 0);
+    m.def("gebrd", &gebrd, nb::arg("a"), nb::arg("d"), nb::arg("e"), nb::arg("tauq"), nb::arg("taup"),
+          nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("threads"));
     m.def("hsvd", &hsvd, nb::arg("g"), nb::arg("j"), nb::arg("s"), nb::arg("j_out"), nb::arg("u").none(),
           nb::arg("v").none(), nb::arg("info"), nb::arg("sweeps"), nb::arg("m"), nb::arg("n"), nb::arg("batch"),
           nb::arg("j_stride"), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("threads"));

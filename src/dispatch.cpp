@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
+#include "cpu/bidiagonal/bidiagonal_cpu.hpp"
 #include "cpu/svd_cpu.hpp"
 #if BATCHSVD_WITH_CUDA
 #include "cuda/svd_cuda.hpp"
@@ -43,6 +44,16 @@ void check_options(const Options& opts) {
     if (opts.threads < 0) invalid("threads must be >= 0 (0: OpenMP's default)");
     if (opts.block_width < 0 || opts.block_width > 256)
         invalid("block_width must be 0 (automatic) or in [1, 256]");
+    if (opts.method == SvdMethod::bidiagonal && (opts.compute_u || opts.compute_v))
+        invalid("method bidiagonal computes singular values only: set compute_u and compute_v to false");
+}
+
+/// The bidiagonal route for singular values alone on the CPU backend (SvdMethod): forced, or
+/// where it measured faster than the Jacobi iteration without vectors.
+template <class T> bool cpu_values_by_bidiagonal(index_t m, index_t n, const Options& opts) {
+    if (opts.compute_u || opts.compute_v || opts.method == SvdMethod::jacobi) return false;
+    if (opts.method == SvdMethod::bidiagonal) return true;
+    return cpu::bidiagonal_values_faster<T>(std::min(m, n));
 }
 
 #if BATCHSVD_WITH_CUDA
@@ -130,6 +141,9 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     if (backend == Backend::cuda) {
         if (!cuda::device_available())
             throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd: no usable CUDA device");
+        if (opts.method == SvdMethod::bidiagonal)
+            throw Error(ErrorCode::backend_unavailable,
+                        "batchsvd::gesvd: method bidiagonal runs on the CPU backend only in this version");
         if (!opts.devices.empty()) {
             check_devices(opts.devices, cuda::device_count());
             if (w == Where::device) {
@@ -159,6 +173,10 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
                     "batchsvd::gesvd: this build has no CUDA backend (configure with "
                     "-DBATCHSVD_WITH_CUDA=ON)");
 #endif
+    if (cpu_values_by_bidiagonal<T>(m, n, opts)) {
+        cpu::svdvals_bidiagonal<T>(m, n, batch, a, s, s_stride, info, opts);
+        return;
+    }
     cpu::gesvd<T>(m, n, batch, a, s, s_stride, u, v, info, opts);
 }
 
@@ -169,6 +187,8 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     if (batch < 0) invalid("negative batch (" + str(batch) + ")");
     check_options(opts);
     if (!opts.devices.empty()) invalid("gesvd_vbatched takes no devices (one device, or the CPU)");
+    if (opts.method == SvdMethod::bidiagonal)
+        invalid("gesvd_vbatched computes singular values by the Jacobi iteration (method automatic or jacobi)");
     if (batch == 0) return;
     if (!m || !n) invalid("the size arrays m and n must not be null");
     if (!info) invalid("info is null");

@@ -34,6 +34,11 @@ void sgesvj_(const char*, const char*, const char*, const int*, const int*, floa
 void dgesvj_(const char*, const char*, const char*, const int*, const int*, double*,
              const int*, double*, const int*, double*, const int*, double*, const int*, int*,
              fstrlen, fstrlen, fstrlen);
+void sgebrd_(const int*, const int*, float*, const int*, float*, float*, float*, float*, float*, const int*, int*);
+void dgebrd_(const int*, const int*, double*, const int*, double*, double*, double*, double*, double*, const int*,
+             int*);
+void cgebrd_(const int*, const int*, cf*, const int*, float*, float*, cf*, cf*, cf*, const int*, int*);
+void zgebrd_(const int*, const int*, cd*, const int*, double*, double*, cd*, cd*, cd*, const int*, int*);
 void ssyevd_(const char*, const char*, const int*, float*, const int*, float*, float*, const int*, int*,
              const int*, int*, fstrlen, fstrlen);
 void dsyevd_(const char*, const char*, const int*, double*, const int*, double*, double*, const int*, int*,
@@ -149,7 +154,24 @@ template <class T> int syevd_values(int n, T* a, int lda, real_t<T>* w) {
     return info;
 }
 
+template <class T> int gebrd(int m, int n, T* a, int lda, real_t<T>* d, real_t<T>* e, T* tauq, T* taup) {
+    int info = 0, lwork = -1;
+    T query{};
+    auto call = [&](T* work, int lw) {
+        if constexpr (std::is_same_v<T, float>) sgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lw, &info);
+        else if constexpr (std::is_same_v<T, double>) dgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lw, &info);
+        else if constexpr (std::is_same_v<T, cf>) cgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lw, &info);
+        else zgebrd_(&m, &n, a, &lda, d, e, tauq, taup, work, &lw, &info);
+    };
+    call(&query, lwork);
+    lwork = std::max(1, static_cast<int>(std::real(query)));
+    std::vector<T> work(lwork);
+    call(work.data(), lwork);
+    return info;
+}
+
 #define BATCHSVD_INSTANTIATE_(T)                                                   \
+    template int gebrd<T>(int, int, T*, int, real_t<T>*, real_t<T>*, T*, T*);      \
     template int syevd_values<T>(int, T*, int, real_t<T>*);                        \
     template int gesvd_values<T>(int, int, T*, int, real_t<T>*);                   \
     template int gesvd<T>(int, int, T*, int, real_t<T>*, T*, int, T*, int);       \

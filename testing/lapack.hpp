@@ -28,4 +28,7 @@ template <class T> int gesvj(int m, int n, T* a, int lda, T* sva, T* v, int ldv)
 /// ?syevd / ?heevd, values only. Returns LAPACK's info.
 template <class T> int syevd_values(int n, T* a, int lda, real_t<T>* w);
 
+/// ?gebrd: A (m x n) overwritten by the reflectors and the bidiagonal. Returns LAPACK's info.
+template <class T> int gebrd(int m, int n, T* a, int lda, real_t<T>* d, real_t<T>* e, T* tauq, T* taup);
+
 }  // namespace batchsvd::testing::lapack

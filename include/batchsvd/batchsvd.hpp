@@ -65,6 +65,18 @@ enum class QrMode { automatic, always, never };
 /// a build without LAPACK those are not preconditioned).
 enum class PreconditionMode { automatic, always, never };
 
+/// How singular values alone (compute_u = compute_v = false) are computed. `jacobi`: the
+/// Jacobi iteration without vectors, with its accuracy (relative accuracy on matrices whose
+/// columns are graded). `bidiagonal`: bidiagonalisation (gebrd, bidiagonal.hpp) and the
+/// bidiagonal's values by bisection, each to a few ulps of the bidiagonal: errors about
+/// u ||A||, as LAPACK's ?gesdd values (small values of graded matrices lose relative
+/// accuracy); the CPU backend only. `automatic`: `bidiagonal` on the CPU backend where it
+/// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to 256
+/// in double, 64 in single), else `jacobi`.
+/// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`;
+/// gesvd_vbatched takes `jacobi` (`bidiagonal` is invalid_argument there).
+enum class SvdMethod { automatic, jacobi, bidiagonal };
+
 /// Per-matrix status values written to `info`.
 ///  0       converged;
 ///  > 0     did not converge within max_sweeps: the value is the number of sweeps run,
@@ -83,6 +95,7 @@ struct Options {
     int block_width = 0;      ///< blocked variant's block-column width, 0-256 (0 = chosen by the
                               ///< library; the CUDA backend takes 16 for requests up to 16, else 32)
     PreconditionMode precondition = PreconditionMode::automatic;  ///< CUDA blocked path, CPU backend
+    SvdMethod method = SvdMethod::automatic;  ///< singular values alone (above)
     /// CPU backend: the OpenMP threads of this call; 0 takes OpenMP's default
     /// (omp_get_max_threads(), which OMP_NUM_THREADS sets). Results do not depend on it. The
     /// CUDA backend ignores it.
@@ -216,4 +229,5 @@ BATCHSVD_DECLARE_(std::complex<double>)
 
 }  // namespace batchsvd
 
+#include "batchsvd/bidiagonal.hpp"  // gebrd
 #include "batchsvd/hyperbolic.hpp"  // hsvd, eigh_indefinite

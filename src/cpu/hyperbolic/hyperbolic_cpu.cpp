@@ -38,6 +38,7 @@ HsvdStatus svd_of(index_t m, index_t n, const T* g, index_t ldg, real_t<T>* s, T
     o.max_sweeps = opts.max_sweeps;
     o.threads = 1;
     o.backend = Backend::cpu;
+    o.method = SvdMethod::jacobi;  // values alone keep the Jacobi iteration's relative accuracy
     int info = 0, sweeps = 0;
     o.sweeps = &sweeps;
     batchsvd::gesvd<T>(m, n, 1, MatrixBatch<const T>{g, ldg, 0}, s, n, MatrixBatch<T>{u, ldu, 0}, MatrixBatch<T>{v, ldv, 0},

@@ -1,0 +1,98 @@
+"""batchsvd.gebrd and batchsvd.svdvals(method=...) from Python: Q B P^H reconstructs A with
+the reflectors as LAPACK's ?gebrd stores them, values by each method against NumPy, bad
+arguments (fresh random inputs each run: the seed is printed on failure; BATCHSVD_TEST_SEED
+replays it)."""
+import os
+
+import numpy as np
+import pytest
+
+import batchsvd
+
+SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
+DTYPES = ["float32", "float64", "complex64", "complex128"]
+EPS = {"float32": 2.0**-24, "float64": 2.0**-53, "complex64": 2.0**-24, "complex128": 2.0**-53}
+
+
+def _random(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
+
+
+def _form(size, k, vecs, taus, off):
+    """Product H(0) ... H(k-1) of reflectors I - tau v v^H, v[i + off] = 1, v below from vecs[i]."""
+    m = np.eye(size, dtype=np.complex128)
+    for i in range(k - 1, -1, -1):
+        h = i + off
+        if h >= size:
+            continue
+        v = np.zeros(size, dtype=np.complex128)
+        v[h] = 1
+        v[h + 1:] = vecs[i][h + 1:]
+        m = m - taus[i] * np.outer(v, v.conj() @ m)
+    return m
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gebrd_reconstructs(dtype):
+    rng = np.random.default_rng(SEED)
+    for m, n in ((9, 6), (6, 9), (7, 7), (1, 4), (4, 1)):
+        a = _random(rng, (2, 3, m, n), dtype)
+        ao, d, e, tq, tp = batchsvd.gebrd(a)
+        k = min(m, n)
+        assert ao.shape == a.shape and d.shape == (2, 3, k) and e.shape == (2, 3, max(k - 1, 0))
+        assert tq.shape == tp.shape == (2, 3, k) and d.dtype == np.dtype(dtype).type(0).real.dtype
+        for b in np.ndindex(2, 3):
+            x = ao[b].astype(np.complex128)
+            upper = m >= n
+            q = _form(m, k, [x[:, i] for i in range(k)], tq[b], 0 if upper else 1)
+            p = _form(n, k, [x[i, :].conj() for i in range(k)], tp[b], 1 if upper else 0)
+            bd = np.zeros((m, n))
+            bd[np.arange(k), np.arange(k)] = d[b]
+            if k > 1:
+                if upper:
+                    bd[np.arange(k - 1), np.arange(1, k)] = e[b]
+                else:
+                    bd[np.arange(1, k), np.arange(k - 1)] = e[b]
+            err = np.abs(q @ bd @ p.conj().T - a[b]).max() / np.abs(a[b]).max()
+            assert err < 30 * max(m, n) * EPS[dtype], "seed %d, %s: %g" % (SEED, b, err)
+            assert np.abs(q.conj().T @ q - np.eye(m)).max() < 30 * m * EPS[dtype]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_svdvals_methods(dtype):
+    rng = np.random.default_rng(SEED + 1)
+    for m, n in ((70, 60), (50, 80), (20, 20)):
+        a = _random(rng, (5, m, n), dtype)
+        ref = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
+        for method in ("automatic", "jacobi", "bidiagonal"):
+            if method == "bidiagonal" and batchsvd.cuda_available():
+                continue  # (a CPU-backend method; host arrays go to the GPU when one is usable)
+            s = batchsvd.svdvals(a, method=method)
+            e4 = np.sqrt(((s - ref) ** 2).sum(axis=-1)) / (min(m, n) * np.maximum(1, ref[:, 0]))
+            assert (e4 < 30 * EPS[dtype]).all(), "seed %d, %s %s: %s" % (SEED, method, (m, n), e4)
+        if not batchsvd.cuda_available():
+            s, info, sweeps = batchsvd.svdvals(a, method="bidiagonal", return_info="sweeps")
+            assert (info == 0).all() and (sweeps == 0).all()
+
+
+def test_bidiagonal_errors():
+    a = np.random.default_rng(SEED + 2).standard_normal((3, 5, 4))
+    a[1, 2, 2] = np.nan
+    with pytest.raises(np.linalg.LinAlgError, match="NaN"):
+        batchsvd.gebrd(a)
+    ao, d, e, tq, tp, info = batchsvd.gebrd(a, return_info=True)
+    assert info.tolist() == [0, -1, 0] and np.isnan(d[1]).all() and np.isfinite(d[[0, 2]]).all()
+    with pytest.raises(ValueError, match="method"):
+        batchsvd.svdvals(a[0], method="qr")
+    with pytest.raises(ValueError, match="lists"):
+        batchsvd.svdvals([a[0], a[2]], method="bidiagonal")
+    with pytest.raises(ValueError, match="at least 2"):
+        batchsvd.gebrd(np.ones(3))
+    if not batchsvd.cuda_available():
+        s, info = batchsvd.svdvals(a, method="bidiagonal", return_info=True)
+        assert info.tolist() == [0, -1, 0] and np.isnan(s[1]).all()
+    ao, d, e, tq, tp = batchsvd.gebrd(np.zeros((0, 3, 3)))
+    assert ao.shape == (0, 3, 3) and d.shape == (0, 3)
