@@ -55,7 +55,7 @@ check_help() {
         pass "batchsvd${name:+ $name} --help"
     else fail "batchsvd${name:+ $name} --help (rc $rc), missing: ${missing[*]}"; fi
 }
-svd_options=(--out --backend --devices --tol --max-sweeps --threads --no-u --no-v --progress --quiet -h,--help)
+svd_options=(--out --backend --devices --tol --max-sweeps --threads --no-u --no-v --method --progress --quiet -h,--help)
 demo_options=(--m --n --batch --dtype --family --seed --backend --devices --tol --max-sweeps --threads -h,--help)
 run svd_help "$BIN" svd --help
 check_help svd IN "${svd_options[@]}"
@@ -114,6 +114,16 @@ svd_case f64_f_wide '<f8' 7,3,8 F
 svd_case no_u '<f8' 10,6,5 C --no-u
 svd_case no_v '<c16' 10,5,6 F --no-v
 svd_case no_uv '<f4' 3,4,4 C --no-u --no-v
+svd_case values_bidiagonal '<f8' 6,40,30 C --no-u --no-v --method bidiagonal --backend cpu
+svd_case values_jacobi '<c8' 6,30,40 F --no-u --no-v --method jacobi
+# --method bidiagonal with vectors, or an unknown method: invalid usage (status 2)
+python3 "$CHECK" make "$WORK/meth.npy" '<f8' 3,5,4 C 7
+run meth_uv "$BIN" svd "$WORK/meth.npy" --out "$WORK/out_meth" --method bidiagonal --no-u
+if [[ $rc -eq 2 ]] && grep -q "singular values only" "$WORK/err"; then pass "svd --method bidiagonal with V"
+else fail "svd --method bidiagonal with V: rc $rc, $(head -c 300 "$WORK/err")"; fi
+run meth_bad "$BIN" svd "$WORK/meth.npy" --out "$WORK/out_meth" --method qr
+if [[ $rc -eq 2 ]] && grep -q "automatic, jacobi or bidiagonal" "$WORK/err"; then pass "svd --method qr"
+else fail "svd --method qr: rc $rc, $(head -c 300 "$WORK/err")"; fi
 
 # --progress: the batch in 20 slices with a line after each, the same files as one call
 python3 "$CHECK" make "$WORK/prog.npy" '<f8' 40,9,7 C 5

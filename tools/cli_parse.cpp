@@ -129,6 +129,14 @@ void add_svd_options(CLI::App& svd, SvdRequest& req) {
                [&req] { req.opts.compute_u = false; });
     add_switch(svd, "--no-v", "do not compute or write Vh.npy (NAME/Vh)",
                [&req] { req.opts.compute_v = false; });
+    add_value(svd, "--method", "M",
+              "singular values alone (with --no-u --no-v): automatic,\njacobi or bidiagonal (default automatic)",
+              [&req](const std::string& v) {
+                  if (v == "automatic") req.opts.method = SvdMethod::automatic;
+                  else if (v == "jacobi") req.opts.method = SvdMethod::jacobi;
+                  else if (v == "bidiagonal") req.opts.method = SvdMethod::bidiagonal;
+                  else throw UsageError("--method must be automatic, jacobi or bidiagonal, got '" + v + "'");
+              });
     add_switch(svd, "--progress", "report progress on stderr after each twentieth of the batch",
                [&req] { req.progress = Progress::always; });
     add_switch(svd, "--quiet",
