@@ -5,7 +5,7 @@
 // each library.
 //   batchsvd_cpu_bench [--m 32] [--n 32] [--batch 2000] [--dtype f64|f32] [--reps 7]
 //                      [--family random] [--csv FILE] [--variant auto|unblocked|blocked]
-//                      [--block-width NB] [--precondition auto|always|never]
+//                      [--block-width NB] [--precondition auto|always|never] [--qr auto|always|never]
 #include <omp.h>
 
 #include <algorithm>
@@ -26,7 +26,7 @@ namespace {
 
 struct Args {
     index_t m = 32, n = 32, batch = 2000;
-    std::string dtype = "f64", family = "random", csv, variant = "auto", precondition = "auto";
+    std::string dtype = "f64", family = "random", csv, variant = "auto", precondition = "auto", qr = "auto";
     int block_width = 0;
     int reps = 7;
 };
@@ -58,6 +58,7 @@ template <class T> int run(const Args& args) {
                    : args.variant == "blocked" ? JacobiVariant::blocked
                                                : JacobiVariant::automatic;
     opts.block_width = args.block_width;
+    opts.qr = args.qr == "always" ? QrMode::always : args.qr == "never" ? QrMode::never : QrMode::automatic;
     opts.precondition = args.precondition == "always"  ? PreconditionMode::always
                         : args.precondition == "never" ? PreconditionMode::never
                                                        : PreconditionMode::automatic;
@@ -117,6 +118,7 @@ int main(int argc, char** argv) {
         else if (key == "--csv") args.csv = val;
         else if (key == "--variant") args.variant = val;
         else if (key == "--precondition") args.precondition = val;
+        else if (key == "--qr") args.qr = val;
         else if (key == "--block-width") args.block_width = std::stoi(val);
         else {
             std::fprintf(stderr, "cpu_bench: unknown option %s\n", key.c_str());

@@ -71,8 +71,8 @@ enum class PreconditionMode { automatic, always, never };
 /// bidiagonal's values by bisection, each to a few ulps of the bidiagonal: errors about
 /// u ||A||, as LAPACK's ?gesdd values (small values of graded matrices lose relative
 /// accuracy); the CPU backend only. `automatic`: `bidiagonal` on the CPU backend where it
-/// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to 256
-/// in double, 64 in single), else `jacobi`.
+/// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
+/// 256), else `jacobi`.
 /// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`;
 /// gesvd_vbatched takes `jacobi` (`bidiagonal` is invalid_argument there).
 enum class SvdMethod { automatic, jacobi, bidiagonal };

@@ -948,11 +948,11 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
     "sweeps": ``S, info, sweeps``).
 
     method: "jacobi" runs the Jacobi iteration without vectors (relative accuracy for matrices
-       with graded columns); "bidiagonal" bidiagonalises (``gebrd``) and bisects the
-       bidiagonal (errors about u ||A||, as LAPACK's ?gesdd values; the CPU backend only, and
+       with graded columns); "bidiagonal" bidiagonalises (``gebrd``) and takes the
+       bidiagonal's values (dqds; errors about u ||A||, as LAPACK's ?gesdd values; the CPU backend only, and
        ``sweeps`` is 0); "automatic" (default) takes "bidiagonal" on the CPU backend where it
        measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
-       256 in double, 64 in single), else "jacobi". Lists take "jacobi"."""
+       256), else "jacobi". Lists take "jacobi"."""
     if isinstance(a, (list, tuple)):
         if method == "bidiagonal":
             raise ValueError('batchsvd.svdvals: method "bidiagonal" is not available for lists')

@@ -16,13 +16,13 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
 /// SvdMethod::automatic: the orders k = min(m, n) where the bidiagonal route to singular
 /// values alone measured faster than the Jacobi iteration without vectors (2-core development
 /// machine, 2026-11-27, bench/results/cpu/2026-11-27-values-bidiagonal/): real double from 24
-/// (1.6-2.3x), real single from 32 (1.5-2.3x), both to 512, the largest order measured;
-/// complex double to 256 (1.1-3.6x), complex single to 64 (1.2-2.7x; 0.85x at 128).
+/// (1.4-2.3x), real single from 32 (1.5-2.3x), both to 512, the largest order measured;
+/// complex to 256, the largest measured (double 1.6-3.6x, single 1.4-3.1x).
 template <class T> bool bidiagonal_values_faster(index_t k) {
     constexpr bool cplx = !std::is_same_v<T, real_t<T>>;
     constexpr bool dbl = sizeof(real_t<T>) == 8;
     if (!cplx) return k >= (dbl ? 24 : 32) && k <= 512;
-    return k <= (dbl ? 256 : 64);
+    return k <= 256;
 }
 
 /// Singular values (descending) of each matrix by gebrd and bisection on its bidiagonal; info

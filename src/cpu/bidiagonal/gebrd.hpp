@@ -50,14 +50,31 @@ template <class T> T reflector(index_t len, T& alpha, T* x, index_t inc) {
     return tau;
 }
 
+/// y <- y + x * a over len entries, in real arithmetic (std::complex products do not
+/// vectorise: each checks for NaN).
+template <class T> void add_scaled(index_t len, const T* x, T a, T* y) {
+    using R = real_t<T>;
+    if constexpr (is_cplx<T>::value) {
+        const R* xr = reinterpret_cast<const R*>(x);
+        R* yr = reinterpret_cast<R*>(y);
+        const R ar = a.real(), ai = a.imag();
+        for (index_t i = 0; i < len; ++i) {
+            const R p = xr[2 * i], q = xr[2 * i + 1];
+            yr[2 * i] += p * ar - q * ai;
+            yr[2 * i + 1] += p * ai + q * ar;
+        }
+    } else {
+        for (index_t i = 0; i < len; ++i) y[i] += x[i] * a;
+    }
+}
+
 /// C (rows x cols, ldc) <- (I - tau v v^H) C, v contiguous with v[0] = 1 implied by the caller.
 template <class T> void apply_left(index_t rows, index_t cols, const T* v, T tau, T* C, index_t ldc) {
     if (tau == T(0)) return;
     for (index_t c = 0; c < cols; ++c) {
         T* col = C + c * ldc;
-        T s = dot_conj(rows, v, col);
-        s *= tau;
-        for (index_t i = 0; i < rows; ++i) col[i] -= v[i] * s;
+        const T s = dot_conj(rows, v, col) * tau;
+        add_scaled(rows, v, -s, col);
     }
 }
 
@@ -65,16 +82,8 @@ template <class T> void apply_left(index_t rows, index_t cols, const T* v, T tau
 template <class T> void apply_right(index_t rows, index_t cols, const T* v, index_t inc, T tau, T* C, index_t ldc, T* w) {
     if (tau == T(0)) return;
     std::fill(w, w + rows, T(0));
-    for (index_t k = 0; k < cols; ++k) {
-        const T vk = v[k * inc];
-        const T* col = C + k * ldc;
-        for (index_t i = 0; i < rows; ++i) w[i] += col[i] * vk;
-    }
-    for (index_t k = 0; k < cols; ++k) {
-        const T f = tau * core::conj_of(v[k * inc]);
-        T* col = C + k * ldc;
-        for (index_t i = 0; i < rows; ++i) col[i] -= w[i] * f;
-    }
+    for (index_t k = 0; k < cols; ++k) add_scaled(rows, C + k * ldc, v[k * inc], w);
+    for (index_t k = 0; k < cols; ++k) add_scaled(rows, w, -(tau * core::conj_of(v[k * inc])), C + k * ldc);
 }
 
 template <class T> void conj_row(index_t len, T* x, index_t inc) {

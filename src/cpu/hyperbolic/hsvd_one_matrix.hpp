@@ -52,13 +52,24 @@ template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
 }
 
 /// x <- ch (x + conj(tw) y),  y <- ch (y + tw x)   (core/hyperbolic_rotation.hpp's pair update)
+/// (In real arithmetic: std::complex products do not vectorise, each checks for NaN.)
 template <class T> void hyperbolic_pair(index_t len, T* x, T* y, real_t<T> ch, T tw) {
-    for (index_t i = 0; i < len; ++i) {
-        const T x0 = x[i], y0 = y[i];
-        if constexpr (is_cplx<T>::value) {
-            x[i] = ch * (x0 + std::conj(tw) * y0);
-            y[i] = ch * (y0 + tw * x0);
-        } else {
+    using R = real_t<T>;
+    if constexpr (is_cplx<T>::value) {
+        R* xr = reinterpret_cast<R*>(x);
+        R* yr = reinterpret_cast<R*>(y);
+        const R a = tw.real(), b = tw.imag();
+        for (index_t i = 0; i < len; ++i) {
+            const R x0 = xr[2 * i], x1 = xr[2 * i + 1], y0 = yr[2 * i], y1 = yr[2 * i + 1];
+            // conj(tw) y = (a y0 + b y1) + i (a y1 - b y0);  tw x = (a x0 - b x1) + i (a x1 + b x0)
+            xr[2 * i] = ch * (x0 + (a * y0 + b * y1));
+            xr[2 * i + 1] = ch * (x1 + (a * y1 - b * y0));
+            yr[2 * i] = ch * (y0 + (a * x0 - b * x1));
+            yr[2 * i + 1] = ch * (y1 + (a * x1 + b * x0));
+        }
+    } else {
+        for (index_t i = 0; i < len; ++i) {
+            const R x0 = x[i], y0 = y[i];
             x[i] = ch * (x0 + tw * y0);
             y[i] = ch * (y0 + tw * x0);
         }
