@@ -246,6 +246,40 @@ TEST(Hyperbolic, StatusCodesAreIsolated) {
     });
 }
 
+TEST(Hyperbolic, ThreadsSharingOneMatrixGiveItsResultBitForBit) {
+    // n >= 64 and fewer matrices than threads: the threads share each matrix's round-robin
+    // steps; the result must be the one thread's, and the status cases must leave together.
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        const index_t m = 80, n = 70;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937_64 rng(seed);
+        std::vector<T> g = testing::generate_batch<T>(testing::Family::random, m, n, 3, seed);
+        std::vector<int> j = mixed_signature(n, rng);
+        j[0] = 1;
+        j[n - 1] = -1;
+        for (index_t i = 0; i < m; ++i) g[2 * m * n + i + (n - 1) * m] = g[2 * m * n + i];  // matrix 2: -3
+        for (index_t i = 0; i < m; ++i) g[1 * m * n + i + 5 * m] = T(0);                     // matrix 1: -2
+        Options one, two;
+        one.threads = 1;
+        two.threads = 2;
+        const HsvdOut<T> a = run_hsvd<T>(m, n, 3, g, j, 0, one);
+        for (index_t b = 0; b < 3; ++b) {
+            const std::vector<T> gb(g.begin() + b * m * n, g.begin() + (b + 1) * m * n);
+            const HsvdOut<T> shared = run_hsvd<T>(m, n, 1, gb, j, 0, two);
+            EXPECT_EQ(shared.info[0], a.info[b]) << "matrix " << b;
+            EXPECT_EQ(shared.sweeps[0], a.sweeps[b]) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(shared.s.data(), &a.s[b * n], n * sizeof(real_t<T>))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(shared.u.data(), &a.u[b * m * n], m * n * sizeof(T))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(shared.v.data(), &a.v[b * n * n], n * n * sizeof(T))) << "matrix " << b;
+        }
+        EXPECT_EQ(a.info[0], 0);
+        EXPECT_EQ(a.info[1], info_rank_deficient);
+        EXPECT_EQ(a.info[2], info_no_hyperbolic_rotation);
+    });
+}
+
 TEST(Hyperbolic, InvalidArgumentsThrow) {
     std::vector<double> g = {1, 2, 3, 4, 0, 1, 0, 2, 5, 0, 1, 1}, s(4), u(12), v(16);
     std::vector<int> info(1), jout(4);

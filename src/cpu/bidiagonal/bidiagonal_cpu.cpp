@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "core/bidiagonal_values.hpp"
+#include "cpu/batch_errors.hpp"
 #include "cpu/bidiagonal/bidiagonal_cpu.hpp"
 #include "cpu/bidiagonal/gebrd.hpp"
 
@@ -74,18 +75,20 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
     using R = real_t<T>;
     const index_t k = std::min(m, n);
     const int threads = threads_for(opts, batch);
+    BatchErrors errors;
 #pragma omp parallel num_threads(threads)
     {
-        std::vector<T> w(std::max<index_t>(std::max(m, n), 1));
+        std::vector<T> w;
 #pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) {
+        for (index_t b = 0; b < batch; ++b) errors.run([&] {
+            w.resize(std::max<index_t>(std::max(m, n), 1));
             T* A = a.data + b * a.stride;
             R* d = out.d + b * out.stride;
             R* e = out.e ? out.e + b * out.stride : nullptr;
             T* tq = out.tauq ? out.tauq + b * out.stride : nullptr;
             T* tp = out.taup ? out.taup + b * out.stride : nullptr;
             info[b] = 0;
-            if (k == 0) continue;
+            if (k == 0) return;
             if (!all_finite(m, n, A, a.ld)) {
                 const R q = std::numeric_limits<R>::quiet_NaN();
                 for (index_t j = 0; j < n; ++j)
@@ -97,13 +100,14 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
                     if (tp) tp[i] = nan_of<T>();
                 }
                 info[b] = info_nonfinite;
-                continue;
+                return;
             }
             std::vector<R> e_local;  // (e may be null only for k = 1)
             if (!e) e_local.resize(std::max<index_t>(k, 1));
             gebd2(m, n, A, a.ld, d, e ? e : e_local.data(), tq, tp, w.data());
-        }
+        });
     }
+    errors.rethrow();
 }
 
 template <class T>
@@ -112,21 +116,26 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     using R = real_t<T>;
     const index_t k = std::min(m, n);
     const int threads = threads_for(opts, batch);
+    BatchErrors errors;
 #pragma omp parallel num_threads(threads)
     {
-        std::vector<T> work(std::size_t(std::max<index_t>(m * n, 1))), w(std::max<index_t>(std::max(m, n), 1));
-        std::vector<R> d(std::max<index_t>(k, 1)), e(std::max<index_t>(k, 1)), lwork;
+        std::vector<T> work, w;
+        std::vector<R> d, e, lwork;
 #pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) {
+        for (index_t b = 0; b < batch; ++b) errors.run([&] {
+            work.resize(std::size_t(std::max<index_t>(m * n, 1)));
+            w.resize(std::max<index_t>(std::max(m, n), 1));
+            d.resize(std::max<index_t>(k, 1));
+            e.resize(std::max<index_t>(k, 1));
             const T* A = a.data + b * a.stride;
             R* sb = s + b * s_stride;
             info[b] = 0;
             if (opts.sweeps) opts.sweeps[b] = 0;
-            if (k == 0) continue;
+            if (k == 0) return;
             if (!all_finite(m, n, A, a.ld)) {
                 for (index_t i = 0; i < k; ++i) sb[i] = std::numeric_limits<R>::quiet_NaN();
                 info[b] = info_nonfinite;
-                continue;
+                return;
             }
             // A wide matrix is reduced as its conjugate transpose (same values, upper bidiagonal).
             const bool wide = m < n;
@@ -139,8 +148,9 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
             gebd2(M, N, work.data(), M, d.data(), e.data(), static_cast<T*>(nullptr), static_cast<T*>(nullptr),
                   w.data());
             bidiagonal_values<R>(static_cast<int>(N), d.data(), e.data(), sb, lwork);
-        }
+        });
     }
+    errors.rethrow();
 }
 
 #define BATCHSVD_INSTANTIATE_(T)                                                                               \

@@ -85,72 +85,106 @@ template <class R> int hsvd_scale_exponent(R maxabs) {
 }
 
 /// Pointwise one-sided J-Jacobi on X (rows x cols, ld rows) whose first `npos` columns have
-/// j = +1, accumulating into V (cols x cols, identity on entry) unless null.
+/// j = +1, accumulating into V (cols x cols, identity on entry) unless null. With `parallel`
+/// > 1 the disjoint pairs of each round-robin step are shared among that many OpenMP threads
+/// (for a batch too small to occupy them); the result is bitwise the same either way.
 /// Returns the sweeps run, the status in `info` (0 converged, > 0 sweep limit, -2, -3).
 template <class T>
 HsvdStatus jacobi_hyperbolic(index_t rows, index_t cols, index_t npos, T* X, T* V, const core::Tolerance<real_t<T>>& tol,
-                             int max_sweeps, std::vector<real_t<T>>& norms) {
+                             int max_sweeps, std::vector<real_t<T>>& norms, int parallel = 0) {
     using R = real_t<T>;
     HsvdStatus st;
     const int n = static_cast<int>(cols);
     norms.resize(cols);
     const R negligible_sq = tol.negligible * tol.negligible;
+    // One pair: 0 nothing to do, 1 rotated, or a negative status.
+    auto pair = [&](int step, int p) -> int {
+        const core::IndexPair ij = core::round_robin_pair(n, step, p);
+        if (ij.j >= n) return 0;
+        T* xi = X + ij.i * rows;
+        T* xj = X + ij.j * rows;
+        const T c = dot_conj(rows, xi, xj);
+        const R abs_c = std::abs(c);
+        R& ni = norms[ij.i];
+        R& nj = norms[ij.j];
+        if (!core::needs_rotation(abs_c, ni, nj, tol)) return 0;
+        ni = norm_sq(rows, xi);
+        nj = norm_sq(rows, xj);
+        if (!(ij.i < npos && ij.j >= npos)) {
+            const core::Rotation<R> rot = core::jacobi_rotation(ni, nj, abs_c);
+            const T tw = c * (rot.t / abs_c);
+            rotate_pair(rows, xi, xj, rot.cs, tw);
+            if (V) rotate_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.cs, tw);
+            const core::TrackedNorms<R> nn = core::rotate_norms(ni, nj, abs_c, rot.t);
+            if (nn.reliable) {
+                ni = nn.a;
+                nj = nn.b;
+            } else {
+                ni = norm_sq(rows, xi);
+                nj = norm_sq(rows, xj);
+            }
+            return 1;
+        }
+        const core::HyperbolicRotation<R> rot = core::hyperbolic_rotation(ni, nj, abs_c);
+        if (!rot.defined) return info_no_hyperbolic_rotation;
+        const T tw = c * (rot.th / abs_c);
+        hyperbolic_pair(rows, xi, xj, rot.ch, tw);
+        if (V) hyperbolic_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.ch, tw);
+        ni = norm_sq(rows, xi);
+        nj = norm_sq(rows, xj);
+        if (!(ni > negligible_sq) || !(nj > negligible_sq)) return info_rank_deficient;
+        return 1;
+    };
+    auto vanished = [&] {  // a column at noise level: G is (numerically) of lower column rank
+        for (index_t j = 0; j < cols; ++j)
+            if (!(norms[j] > negligible_sq)) return true;
+        return false;
+    };
     while (st.sweeps < max_sweeps) {
         ++st.sweeps;
         bool rotated = false;
-        for (index_t j = 0; j < cols; ++j) {
-            norms[j] = norm_sq(rows, X + j * rows);
-            // A vanished column: G is (numerically) of lower column rank.
-            if (!(norms[j] > negligible_sq)) {
-                st.info = info_rank_deficient;
-                return st;
-            }
-        }
-        for (int step = 0; step < core::round_robin_steps(n); ++step)
-            for (int p = 0; p < core::round_robin_pairs(n); ++p) {
-                const core::IndexPair ij = core::round_robin_pair(n, step, p);
-                if (ij.j >= n) continue;
-                T* xi = X + ij.i * rows;
-                T* xj = X + ij.j * rows;
-                const T c = dot_conj(rows, xi, xj);
-                const R abs_c = std::abs(c);
-                if (!core::needs_rotation(abs_c, norms[ij.i], norms[ij.j], tol)) continue;
-                R& ni = norms[ij.i];
-                R& nj = norms[ij.j];
-                ni = norm_sq(rows, xi);
-                nj = norm_sq(rows, xj);
-                const bool across = ij.i < npos && ij.j >= npos;
-                if (!across) {
-                    const core::Rotation<R> rot = core::jacobi_rotation(ni, nj, abs_c);
-                    const T tw = c * (rot.t / abs_c);
-                    rotate_pair(rows, xi, xj, rot.cs, tw);
-                    if (V) rotate_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.cs, tw);
-                    const core::TrackedNorms<R> nn = core::rotate_norms(ni, nj, abs_c, rot.t);
-                    if (nn.reliable) {
-                        ni = nn.a;
-                        nj = nn.b;
-                    } else {
-                        ni = norm_sq(rows, xi);
-                        nj = norm_sq(rows, xj);
-                    }
-                } else {
-                    const core::HyperbolicRotation<R> rot = core::hyperbolic_rotation(ni, nj, abs_c);
-                    if (!rot.defined) {
-                        st.info = info_no_hyperbolic_rotation;
-                        return st;
-                    }
-                    const T tw = c * (rot.th / abs_c);
-                    hyperbolic_pair(rows, xi, xj, rot.ch, tw);
-                    if (V) hyperbolic_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.ch, tw);
-                    ni = norm_sq(rows, xi);
-                    nj = norm_sq(rows, xj);
-                    if (!(ni > negligible_sq) || !(nj > negligible_sq)) {
-                        st.info = info_rank_deficient;
-                        return st;
+        int status = 0;
+        if (parallel > 1) {
+            // One team for the sweep, a worksharing loop (and its barrier) a step. Every thread
+            // reads the status before a barrier that no write can pass (writes happen inside
+            // the next step's loop), so all see the same value and leave together.
+#pragma omp parallel num_threads(parallel)
+            {
+#pragma omp for schedule(static)
+                for (index_t j = 0; j < cols; ++j) norms[j] = norm_sq(rows, X + j * rows);
+#pragma omp single
+                if (vanished()) status = info_rank_deficient;
+                for (int step = 0; step < core::round_robin_steps(n); ++step) {
+                    int seen;
+#pragma omp atomic read
+                    seen = status;
+#pragma omp barrier
+                    if (seen != 0) break;
+#pragma omp for schedule(static) reduction(|| : rotated)
+                    for (int p = 0; p < core::round_robin_pairs(n); ++p) {
+                        const int r = pair(step, p);
+                        if (r < 0) {
+#pragma omp atomic write
+                            status = r;
+                        }
+                        rotated = rotated || r > 0;
                     }
                 }
-                rotated = true;
             }
+        } else {
+            for (index_t j = 0; j < cols; ++j) norms[j] = norm_sq(rows, X + j * rows);
+            if (vanished()) status = info_rank_deficient;
+            for (int step = 0; step < core::round_robin_steps(n) && status == 0; ++step)
+                for (int p = 0; p < core::round_robin_pairs(n) && status == 0; ++p) {
+                    const int r = pair(step, p);
+                    if (r < 0) status = r;
+                    rotated = rotated || r > 0;
+                }
+        }
+        if (status != 0) {
+            st.info = status;
+            return st;
+        }
         if (!rotated) return st;  // converged: info 0
     }
     st.info = st.sweeps;  // the sweep limit: the outputs are the best available
@@ -158,10 +192,10 @@ HsvdStatus jacobi_hyperbolic(index_t rows, index_t cols, index_t npos, T* X, T* 
 }
 
 /// HSVD of one m x n matrix (m >= n) whose signature has both signs. s, j_out: n entries;
-/// u (m x n), v (n x n) may be null.
+/// u (m x n), v (n x n) may be null. parallel > 1: the threads share each step's pairs.
 template <class T>
 HsvdStatus hsvd_mixed(index_t m, index_t n, const T* g, index_t ldg, const int* jsig, real_t<T>* s, int* j_out, T* u,
-                      index_t ldu, T* v, index_t ldv, const Options& opt, HsvdWorkspace<T>& ws) {
+                      index_t ldu, T* v, index_t ldv, const Options& opt, HsvdWorkspace<T>& ws, int parallel = 0) {
     using R = real_t<T>;
     // Working column order: the +1 columns, then the -1 columns, each in their input order.
     ws.order.resize(n);
@@ -219,7 +253,7 @@ HsvdStatus hsvd_mixed(index_t m, index_t n, const T* g, index_t ldg, const int* 
     }
     const core::Tolerance<R> tol{core::convergence_tolerance<R>(opt.tol_factor),
                                  core::negligible_norm(std::ldexp(maxabs, scale_exp))};
-    HsvdStatus st = jacobi_hyperbolic(rows, n, npos, X, V, tol, opt.max_sweeps, ws.norms);
+    HsvdStatus st = jacobi_hyperbolic(rows, n, npos, X, V, tol, opt.max_sweeps, ws.norms, parallel);
     if (st.info < 0) {
         const int sweeps = st.sweeps;
         st = fail(st.info);

@@ -10,6 +10,7 @@
 
 #include <omp.h>
 
+#include "cpu/batch_errors.hpp"
 #include "cpu/hyperbolic/bunch_parlett.hpp"
 #include "cpu/hyperbolic/hsvd_one_matrix.hpp"
 #include "cpu/hyperbolic/hyperbolic_cpu.hpp"
@@ -26,17 +27,39 @@ int threads_for(const Options& opts, index_t batch) {
     return static_cast<int>(std::max<index_t>(1, std::min<index_t>(t, batch)));
 }
 
-/// The SVD of one matrix by the CPU backend's gesvd, one thread (the caller's loop owns the
-/// others), through the public entry (the backend's own is an inline namespace of this one).
+/// Runs one(b, ws, team) for every matrix: a thread each, or, when the matrices are too few
+/// for the threads and large enough (n >= 64, as the SVD's rule), one after another with every
+/// thread sharing each one's round-robin steps (team). Each matrix's result is the same either way.
+template <class Workspace, class One>
+void over_batch(index_t batch, index_t n, const Options& opts, One&& one) {
+    const int all = opts.threads > 0 ? opts.threads : omp_get_max_threads();
+    BatchErrors errors;
+    if (n >= 64 && batch < all && all > 1) {
+        Workspace ws;
+        for (index_t b = 0; b < batch; ++b) errors.run([&] { one(b, ws, all); });
+    } else {
+#pragma omp parallel num_threads(threads_for(opts, batch))
+        {
+            Workspace ws;
+#pragma omp for schedule(dynamic, 1)
+            for (index_t b = 0; b < batch; ++b) errors.run([&] { one(b, ws, 1); });
+        }
+    }
+    errors.rethrow();
+}
+
+/// The SVD of one matrix by the CPU backend's gesvd on `team` threads (1 inside the caller's
+/// loop over the batch), through the public entry (the backend's own is an inline namespace
+/// of this one).
 template <class T>
 HsvdStatus svd_of(index_t m, index_t n, const T* g, index_t ldg, real_t<T>* s, T* u, index_t ldu, T* v, index_t ldv,
-                  bool want_u, bool want_v, const Options& opts) {
+                  bool want_u, bool want_v, const Options& opts, int team = 1) {
     Options o;
     o.compute_u = want_u;
     o.compute_v = want_v;
     o.tol_factor = opts.tol_factor;
     o.max_sweeps = opts.max_sweeps;
-    o.threads = 1;
+    o.threads = team;
     o.backend = Backend::cpu;
     o.method = SvdMethod::jacobi;  // values alone keep the Jacobi iteration's relative accuracy
     int info = 0, sweeps = 0;
@@ -58,7 +81,7 @@ template <class T> struct EighWorkspace {
 /// triangle of a).
 template <class T>
 HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, index_t ldz, const Options& opts,
-                    EighWorkspace<T>& ws) {
+                    EighWorkspace<T>& ws, int team) {
     using R = real_t<T>;
     const bool want_z = z != nullptr;
     ws.s.resize(std::size_t(n) * n);
@@ -100,14 +123,15 @@ HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, inde
     if (r > 0) {
         const bool one_sign = std::all_of(ws.j.begin(), ws.j.begin() + r, [&](int x) { return x == ws.j[0]; });
         if (one_sign) {
-            st = svd_of<T>(n, r, ws.g.data(), n, ws.sigma.data(), ws.u.data(), n, nullptr, n, want_z, false, opts);
+            st = svd_of<T>(n, r, ws.g.data(), n, ws.sigma.data(), ws.u.data(), n, nullptr, n, want_z, false, opts,
+                           team);
             std::fill(ws.jout.begin(), ws.jout.begin() + r, ws.j[0]);
         } else {
             Options o = opts;
             o.compute_u = want_z;
             o.compute_v = false;
             st = hsvd_mixed<T>(n, r, ws.g.data(), n, ws.j.data(), ws.sigma.data(), ws.jout.data(), ws.u.data(), n,
-                               nullptr, n, o, ws.h);
+                               nullptr, n, o, ws.h, team);
         }
         if (st.info < 0) {
             for (index_t i = 0; i < n; ++i) w[i] = std::numeric_limits<R>::quiet_NaN();
@@ -144,51 +168,39 @@ template <class T>
 void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
           index_t s_stride, int* j_out, index_t j_out_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
           const Options& opts) {
-    const int threads = threads_for(opts, batch);
-#pragma omp parallel num_threads(threads)
-    {
-        HsvdWorkspace<T> ws;
-#pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) {
-            const T* gb = g.data + b * g.stride;
-            const int* jb = j.data + b * j.stride;
-            real_t<T>* sb = s + b * s_stride;
-            int* job = j_out ? j_out + b * j_out_stride : nullptr;
-            T* ub = opts.compute_u ? u.data + b * u.stride : nullptr;
-            T* vb = opts.compute_v ? v.data + b * v.stride : nullptr;
-            HsvdStatus st;
-            const bool one_sign = std::all_of(jb, jb + n, [&](int x) { return x == jb[0]; });
-            if (n == 0) {
-                st = {0, 0};
-            } else if (one_sign) {
-                st = svd_of<T>(m, n, gb, g.ld, sb, ub, u.ld, vb, v.ld, opts.compute_u, opts.compute_v, opts);
-                if (job) std::fill(job, job + n, jb[0]);
-            } else {
-                st = hsvd_mixed<T>(m, n, gb, g.ld, jb, sb, job, ub, u.ld, vb, v.ld, opts, ws);
-            }
-            info[b] = st.info;
-            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
+    over_batch<HsvdWorkspace<T>>(batch, n, opts, [&](index_t b, HsvdWorkspace<T>& ws, int team) {
+        const T* gb = g.data + b * g.stride;
+        const int* jb = j.data + b * j.stride;
+        real_t<T>* sb = s + b * s_stride;
+        int* job = j_out ? j_out + b * j_out_stride : nullptr;
+        T* ub = opts.compute_u ? u.data + b * u.stride : nullptr;
+        T* vb = opts.compute_v ? v.data + b * v.stride : nullptr;
+        HsvdStatus st;
+        const bool one_sign = std::all_of(jb, jb + n, [&](int x) { return x == jb[0]; });
+        if (n == 0) {
+            st = {0, 0};
+        } else if (one_sign) {
+            st = svd_of<T>(m, n, gb, g.ld, sb, ub, u.ld, vb, v.ld, opts.compute_u, opts.compute_v, opts, team);
+            if (job) std::fill(job, job + n, jb[0]);
+        } else {
+            st = hsvd_mixed<T>(m, n, gb, g.ld, jb, sb, job, ub, u.ld, vb, v.ld, opts, ws, team);
         }
-    }
+        info[b] = st.info;
+        if (opts.sweeps) opts.sweeps[b] = st.sweeps;
+    });
 }
 
 template <class T>
 void eigh_indefinite(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w, index_t w_stride,
                      MatrixBatch<T> z, int* info, const Options& opts) {
-    const int threads = threads_for(opts, batch);
-#pragma omp parallel num_threads(threads)
-    {
-        EighWorkspace<T> ws;
-#pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) {
-            HsvdStatus st;
-            if (n > 0)
-                st = eigh_one<T>(n, a.data + b * a.stride, a.ld, w + b * w_stride,
-                                 opts.compute_u ? z.data + b * z.stride : nullptr, z.ld, opts, ws);
-            info[b] = st.info;
-            if (opts.sweeps) opts.sweeps[b] = st.sweeps;
-        }
-    }
+    over_batch<EighWorkspace<T>>(batch, n, opts, [&](index_t b, EighWorkspace<T>& ws, int team) {
+        HsvdStatus st;
+        if (n > 0)
+            st = eigh_one<T>(n, a.data + b * a.stride, a.ld, w + b * w_stride,
+                             opts.compute_u ? z.data + b * z.stride : nullptr, z.ld, opts, ws, team);
+        info[b] = st.info;
+        if (opts.sweeps) opts.sweeps[b] = st.sweeps;
+    });
 }
 
 #define BATCHSVD_INSTANTIATE_(T)                                                                                      \
