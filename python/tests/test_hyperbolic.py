@@ -132,6 +132,12 @@ def test_eigh_indefinite(dtype):
     assert (np.abs(w - ref) <= 1e3 * u_ * np.abs(ref) + 1e3 * 2.0**-53 * np.abs(ref).max(axis=-1, keepdims=True)).all(), \
         "seed %d" % SEED
     assert np.array_equal(batchsvd.eigh_indefinite(a, eigvals_only=True), w)
+    # Only the lower triangle is read: garbage above it changes nothing.
+    junk = a.copy()
+    iu = np.triu_indices(12, 1)
+    junk[:, iu[0], iu[1]] = np.nan
+    wj, zj = batchsvd.eigh_indefinite(junk)
+    assert np.array_equal(wj, w) and np.array_equal(zj, z)
     # A single matrix, a singular one and the zero matrix.
     w1, z1 = batchsvd.eigh_indefinite(a[0])
     assert np.array_equal(w1, w[0])
