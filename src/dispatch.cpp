@@ -133,6 +133,9 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     if (w == Where::mixed)
         invalid("A, S, U, V, info and sweeps must all be host memory or all device memory");
     Backend backend = opts.backend;
+    if (backend == Backend::automatic && w == Where::host && opts.devices.empty() &&
+        opts.method == SvdMethod::bidiagonal)
+        backend = Backend::cpu;  // (the bidiagonal method runs on the CPU backend only)
     if (backend == Backend::automatic)
         backend = (w == Where::device || cuda::device_available() || !opts.devices.empty()) ? Backend::cuda
                                                                                              : Backend::cpu;

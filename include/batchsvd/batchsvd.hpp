@@ -70,7 +70,8 @@ enum class PreconditionMode { automatic, always, never };
 /// columns are graded). `bidiagonal`: bidiagonalisation (gebrd, bidiagonal.hpp) and the
 /// bidiagonal's values by bisection, each to a few ulps of the bidiagonal: errors about
 /// u ||A||, as LAPACK's ?gesdd values (small values of graded matrices lose relative
-/// accuracy); the CPU backend only. `automatic`: `bidiagonal` on the CPU backend where it
+/// accuracy); the CPU backend only (Backend::automatic with host data then takes the CPU
+/// backend even where a GPU is usable). `automatic`: `bidiagonal` on the CPU backend where it
 /// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
 /// 256), else `jacobi`.
 /// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`;
