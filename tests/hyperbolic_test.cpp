@@ -202,14 +202,15 @@ TEST(Hyperbolic, StatusCodesAreIsolated) {
         const std::uint64_t seed = testing::fresh_seed();
         SCOPED_TRACE("seed " + std::to_string(seed));
         std::vector<T> g = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
-        const std::vector<int> j = {1, -1, 1, -1};
+        const std::vector<int> j = {1, -1, -1, -1};
         const HsvdOut<T> clean = run_hsvd<T>(m, n, batch, g, j, 0);
         g[1 * m * n + 3] = T(std::numeric_limits<R>::quiet_NaN());           // matrix 1: NaN
         for (index_t i = 0; i < m; ++i) g[2 * m * n + i + 2 * m] = T(0);      // matrix 2: a zero column
-        // Matrix 3: g_3 = g_0 with j = +1, -1, the pair the first round-robin step meets (0, 3):
-        // no hyperbolic rotation exists (a pair met later would have been mixed by then, and
-        // the result is then a singular value at rounding level, as the SVD gives).
-        for (index_t i = 0; i < m; ++i) g[3 * m * n + i + 3 * m] = g[3 * m * n + i];
+        // Matrix 3: g_1 = g_3 = g_0 (j = +1, -1, -1): the first pair either ordering meets,
+        // (0, 1) cyclic by rows (the SIMD lanes) or (0, 3) round-robin, has no hyperbolic
+        // rotation (a pair met later would have been mixed by then, and the result is then a
+        // singular value at rounding level, as the SVD gives).
+        for (index_t i = 0; i < m; ++i) g[3 * m * n + i + 1 * m] = g[3 * m * n + i + 3 * m] = g[3 * m * n + i];
         const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, j, 0);
         EXPECT_EQ(r.info[0], 0);
         EXPECT_EQ(r.info[1], info_nonfinite);

@@ -80,8 +80,8 @@ def test_hsvd_status_and_errors():
     g = rng.standard_normal((4, 6, 4))
     g[1, 2, 0] = np.nan
     g[2, :, 2] = 0
-    g[3, :, 3] = g[3, :, 0]  # j = +1, -1 on the first pair met: no hyperbolic rotation
-    j = np.array([1, -1, 1, -1])
+    g[3, :, 1] = g[3, :, 3] = g[3, :, 0]  # j = +1, -1 on the first pair met: no hyperbolic rotation
+    j = np.array([1, -1, -1, -1])
     u, s, v, jo, info = batchsvd.hsvd(g, j, return_info=True)
     assert info.tolist() == [0, -1, -2, -3], info
     assert np.isnan(s[1:]).all() and np.isnan(u[1:]).all() and np.isnan(v[1:]).all()

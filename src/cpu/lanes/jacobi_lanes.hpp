@@ -12,6 +12,9 @@
 // that finished a sweep without rotating stays as it is while the others go on, so a matrix's
 // result does not depend on its neighbours in the group.
 //
+// With LaneGroup::npos the same loop runs the hyperbolic SVD's iteration (hsvd): pairs of
+// opposite signs take the hyperbolic rotation, both kinds computed in every lane and selected.
+//
 // The kernel is compiled once per instruction set (jacobi_lanes_isa.cpp, namespace
 // BATCHSVD_LANES_ISA) with -ffp-contract=off and -fno-math-errno: no fused multiply-adds, no
 // horizontal sums, so every instruction set gives bitwise the same result. Nothing here may be
@@ -38,6 +41,13 @@ template <class R> struct LaneGroup {
     int max_sweeps = 0;
     int* sweeps = nullptr;               ///< per lane: sweeps run, the final check included
     bool* converged = nullptr;           ///< per lane
+    /// The hyperbolic SVD (one-sided J-orthogonal Jacobi): per lane, the number of +1 columns,
+    /// which come first (pairs across the boundary take the hyperbolic rotation of
+    /// core/hyperbolic_rotation.hpp); null for the SVD.
+    const int* npos = nullptr;
+    /// Per lane, with npos: 0, or the lane's stop (info_rank_deficient: a column at noise level
+    /// at a sweep's start; info_no_hyperbolic_rotation), after which it is left as it is.
+    int* status = nullptr;
 };
 
 #define BATCHSVD_LANES_DECLARE_(isa)              \

@@ -63,7 +63,132 @@ __attribute__((noinline)) void angles(const R (&a)[L], const R (&b)[L], const R 
     }
 }
 
+/// Pair update with a per-lane sign: p' = k (p + sg tw q), q' = k (q + tw p): sg = -1 the
+/// trigonometric rotation (k = cs), sg = +1 the hyperbolic one (k = cosh); where turn[l] is 0
+/// both stay bitwise.
+template <class R, int L>
+void rotate_lanes_signed(int len, R* p, R* q, const R (&k)[L], const R (&tw)[L], const R (&sg)[L],
+                         const R (&turn)[L]) {
+    for (int r = 0; r < len; ++r) {
+        R* pr = p + r * L;
+        R* qr = q + r * L;
+#pragma omp simd
+        for (int l = 0; l < L; ++l) {
+            const R x = pr[l], y = qr[l];
+            const R nx = k[l] * (x + (sg[l] * tw[l]) * y);
+            const R ny = k[l] * (y + tw[l] * x);
+            const bool on = turn[l] != 0;
+            pr[l] = on ? nx : x;
+            qr[l] = on ? ny : y;
+        }
+    }
+}
+
+/// core::needs_rotation, then core::hyperbolic_rotation, in every lane: cosh and tw = tanh
+/// sign(c); turn = 1 where a rotation is needed and defined, bad = 1 where it is needed and
+/// |coth(2 phi)| is within 4 roundings of 1 (no rotation exists).
+template <class R, int L>
+__attribute__((noinline)) void hyperbolic_angles(const R (&a)[L], const R (&b)[L], const R (&c)[L], const R* negligible,
+                                                 R tol, R large, R limit, R (&ch)[L], R (&tw)[L], R (&turn)[L],
+                                                 R (&bad)[L]) {
+#pragma omp simd
+    for (int l = 0; l < L; ++l) {
+        const R ra = root(a[l]), rb = root(b[l]), ac = magnitude(c[l]);
+        const bool need = (ra > negligible[l]) & (rb > negligible[l]) & (ac > tol * ra * rb);
+        const R act2 = (a[l] + b[l]) / (need ? 2 * ac : R(1));
+        const bool ok = act2 > limit;
+        const R act = act2 >= large ? 2 * act2 : act2 + root(ok ? (act2 - 1) * (act2 + 1) : R(1));
+        const R th = -1 / act;
+        const R chv = act / root(ok ? (act - 1) * (act + 1) : R(1));
+        ch[l] = act >= large ? R(1) : chv;
+        tw[l] = c[l] < 0 ? -th : th;
+        turn[l] = need & ok ? R(1) : R(0);
+        bad[l] = need & !ok ? R(1) : R(0);
+    }
+}
+
+/// The hyperbolic iteration (LaneGroup::npos): as iterate's, with the pair's kind chosen per
+/// lane, a noise-level column checked at each sweep's start, and stopped lanes masked.
+template <class R> void iterate_hyperbolic(const LaneGroup<R>& g) {
+    constexpr int L = lane_count<R>;
+    constexpr R eps = std::numeric_limits<R>::epsilon();
+    const R small = root(eps), large = root(2 / eps), limit = 1 + 4 * eps;
+    const int rows = g.rows, cols = g.cols;
+    bool active[L];
+    for (int l = 0; l < L; ++l) {
+        active[l] = true;
+        g.sweeps[l] = 0;
+        g.converged[l] = false;
+        g.status[l] = 0;
+    }
+    for (int sweep = 1; sweep <= g.max_sweeps; ++sweep) {
+        for (int l = 0; l < L; ++l)
+            if (active[l]) g.sweeps[l] = sweep;
+        for (int j = 0; j < cols; ++j) {  // a column at noise level: not of full column rank
+            R nrm[L] = {};
+            const R* xj = g.x + j * rows * L;
+            for (int r = 0; r < rows; ++r)
+#pragma omp simd
+                for (int l = 0; l < L; ++l) nrm[l] += xj[r * L + l] * xj[r * L + l];
+            for (int l = 0; l < L; ++l)
+                if (active[l] && !(nrm[l] > g.negligible[l] * g.negligible[l])) {
+                    active[l] = false;
+                    g.status[l] = -2;  // info_rank_deficient
+                }
+        }
+        R rotated[L] = {};
+        for (int i = 0; i + 1 < cols; ++i) {
+            R* xi = g.x + i * rows * L;
+            for (int j = i + 1; j < cols; ++j) {
+                R* xj = g.x + j * rows * L;
+                R c[L] = {}, a[L] = {}, b[L] = {};
+                for (int r = 0; r < rows; ++r) {
+                    const R* pi = xi + r * L;
+                    const R* pj = xj + r * L;
+#pragma omp simd
+                    for (int l = 0; l < L; ++l) {
+                        c[l] += pi[l] * pj[l];
+                        a[l] += pi[l] * pi[l];
+                        b[l] += pj[l] * pj[l];
+                    }
+                }
+                R cs[L], twt[L], turnt[L], ch[L], twh[L], turnh[L], bad[L];
+                angles<R, L>(a, b, c, g.negligible, g.tol, small, large, cs, twt, turnt);
+                hyperbolic_angles<R, L>(a, b, c, g.negligible, g.tol, large, limit, ch, twh, turnh, bad);
+                R k[L], tw[L], sg[L], turn[L];
+                R any = 0;
+                for (int l = 0; l < L; ++l) {
+                    const bool hyp = i < g.npos[l] && j >= g.npos[l];
+                    if (active[l] && hyp && bad[l] != 0) {
+                        active[l] = false;
+                        g.status[l] = -3;  // info_no_hyperbolic_rotation
+                    }
+                    k[l] = hyp ? ch[l] : cs[l];
+                    tw[l] = hyp ? twh[l] : twt[l];
+                    sg[l] = hyp ? R(1) : R(-1);
+                    turn[l] = active[l] ? (hyp ? turnh[l] : turnt[l]) : R(0);
+                    any += turn[l];
+                }
+                if (any == 0) continue;
+                rotate_lanes_signed<R, L>(rows, xi, xj, k, tw, sg, turn);
+                if (g.v) rotate_lanes_signed<R, L>(cols, g.v + i * cols * L, g.v + j * cols * L, k, tw, sg, turn);
+                for (int l = 0; l < L; ++l) rotated[l] = rotated[l] != 0 || turn[l] != 0 ? R(1) : R(0);
+            }
+        }
+        bool all_done = true;
+        for (int l = 0; l < L; ++l) {
+            if (active[l] && rotated[l] == 0) {
+                active[l] = false;
+                g.converged[l] = true;
+            }
+            all_done = all_done && !active[l];
+        }
+        if (all_done) break;
+    }
+}
+
 template <class R> void iterate(const LaneGroup<R>& g) {
+    if (g.npos) return iterate_hyperbolic(g);
     constexpr int L = lane_count<R>;
     constexpr R eps = std::numeric_limits<R>::epsilon();
     // core::jacobi_rotation's thresholds: sqrt(eps) and sqrt(2 / eps).
