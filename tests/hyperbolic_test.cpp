@@ -491,5 +491,62 @@ TEST(Hyperbolic, EighIndefiniteDefiniteSingularAndSpecialMatrices) {
     });
 }
 
+TEST(Hyperbolic, EachMatrixGetsItsOwnResultWhateverItsGroup) {
+    // Small real matrices go through the SIMD lanes a group at a time, others alone; a
+    // matrix's results must not depend on its neighbours, the batch or the threads.
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const index_t m = 14, n = 10, batch = 19;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::mt19937_64 rng(seed);
+        std::vector<T> g = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+        std::vector<int> j;
+        for (index_t b = 0; b < batch; ++b) {
+            std::vector<int> jb = mixed_signature(n, rng);
+            if (b % 5 == 3) jb.assign(n, b % 2 ? 1 : -1);  // one sign: the SVD
+            j.insert(j.end(), jb.begin(), jb.end());
+        }
+        g[7 * m * n + 3] = T(std::numeric_limits<R>::quiet_NaN());
+        Options two;
+        two.threads = 2;
+        const HsvdOut<T> all = run_hsvd<T>(m, n, batch, g, j, n, two);
+        // Hermitian matrices from the same G: A = G J G^H's leading n x n part is not what we
+        // need; take A = G^H diag(+-1) G (n x n, indefinite) instead.
+        std::vector<T> a(n * n * batch);
+        for (index_t b = 0; b < batch; ++b)
+            for (index_t c = 0; c < n; ++c)
+                for (index_t i = 0; i < n; ++i) {
+                    T x = T(0);
+                    for (index_t k = 0; k < m; ++k)
+                        x += conj_t(g[b * m * n + k + i * m]) * T(R(k % 3 ? 1 : -1)) * g[b * m * n + k + c * m];
+                    a[b * n * n + i + c * n] = x;
+                }
+        const EighOut<T> eall = run_eigh<T>(n, batch, a);
+        for (index_t b = 0; b < batch; ++b) {
+            const std::vector<T> gb(g.begin() + b * m * n, g.begin() + (b + 1) * m * n);
+            const std::vector<int> jb(j.begin() + b * n, j.begin() + (b + 1) * n);
+            const HsvdOut<T> one = run_hsvd<T>(m, n, 1, gb, jb, 0);
+            EXPECT_EQ(one.info[0], all.info[b]) << "matrix " << b;
+            EXPECT_EQ(one.sweeps[0], all.sweeps[b]) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(one.s.data(), &all.s[b * n], n * sizeof(R))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(one.u.data(), &all.u[b * m * n], m * n * sizeof(T))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(one.v.data(), &all.v[b * n * n], n * n * sizeof(T))) << "matrix " << b;
+            const std::vector<T> ab(a.begin() + b * n * n, a.begin() + (b + 1) * n * n);
+            const EighOut<T> eone = run_eigh<T>(n, 1, ab);
+            EXPECT_EQ(eone.info[0], eall.info[b]) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(eone.w.data(), &eall.w[b * n], n * sizeof(R))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(eone.z.data(), &eall.z[b * n * n], n * n * sizeof(T))) << "matrix " << b;
+            if (b != 7) {
+                EXPECT_EQ(all.info[b], 0) << "matrix " << b;
+                EXPECT_EQ(eall.info[b], 0) << "matrix " << b;
+            }
+        }
+        EXPECT_EQ(all.info[7], info_nonfinite);
+        EXPECT_EQ(eall.info[7], info_nonfinite);
+    });
+}
+
 }  // namespace
 }  // namespace batchsvd::test

@@ -341,17 +341,126 @@ void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Signature
     over_batch<HsvdWorkspace<T>>(batch, n, opts, one);
 }
 
+/// eigh_indefinite on small real matrices, lane_count at a time: each matrix factored (as
+/// eigh_one does), those of full rank with both signs in G solved together by
+/// hsvd_lane_group, the others (definite, singular, NaN/Inf) by eigh_one.
+template <class T, class Alone>
+void eigh_lane_group(index_t n, index_t b0, int count, MatrixBatch<const T> a, real_t<T>* w, index_t w_stride,
+                     MatrixBatch<T> z, int* info, const Options& opts, EighWorkspace<T>& ws, std::vector<T>& x,
+                     std::vector<T>& vv, Alone&& alone) {
+    if constexpr (!is_cplx<T>::value) {
+        using R = T;
+        constexpr int L = lane_count<R>;
+        const bool want_z = opts.compute_u;
+        std::vector<R> gbuf(std::size_t(n * n * L)), sig(std::size_t(n * L)), ubuf(want_z ? std::size_t(n * n * L) : 0);
+        std::vector<int> jbuf(std::size_t(n * L)), jout(std::size_t(n * L)), linfo(L), lsweeps(L);
+        index_t member[L];
+        int scale[L];
+        int count_in = 0;
+        for (int l = 0; l < count; ++l) {
+            const index_t b = b0 + l;
+            const R* ab = a.data + b * a.stride;
+            R maxabs = 0;
+            bool finite = true;
+            for (index_t c = 0; c < n; ++c)
+                for (index_t i = c; i < n; ++i) {
+                    finite = finite && std::isfinite(ab[i + c * a.ld]);
+                    maxabs = std::max(maxabs, std::fabs(ab[i + c * a.ld]));
+                }
+            if (!finite || maxabs == 0) {
+                alone(b);
+                continue;
+            }
+            const int e = hsvd_scale_exponent(maxabs);
+            ws.s.resize(std::size_t(n) * n);
+            for (index_t c = 0; c < n; ++c)
+                for (index_t i = c; i < n; ++i) {
+                    const R y = e ? std::ldexp(ab[i + c * a.ld], e) : ab[i + c * a.ld];
+                    ws.s[i + c * n] = ws.s[c + i * n] = y;
+                }
+            R* G = gbuf.data() + count_in * n * n;
+            int* J = jbuf.data() + count_in * n;
+            const index_t r = bunch_parlett(n, ws.s.data(), G, J);
+            const bool mixed = std::any_of(J, J + r, [&](int q) { return q != J[0]; });
+            if (r < n || !mixed) {
+                alone(b);
+                continue;
+            }
+            member[count_in] = b;
+            scale[count_in] = e;
+            ++count_in;
+        }
+        if (count_in == 0) return;
+        Options o = opts;
+        o.compute_v = false;
+        o.sweeps = lsweeps.data();
+        HsvdWorkspace<T> hws;
+        hsvd_lane_group<T>(n, n, 0, count_in, MatrixBatch<const T>{gbuf.data(), n, n * n}, SignatureBatch{jbuf.data(), n},
+                           sig.data(), n, jout.data(), n, MatrixBatch<T>{want_z ? ubuf.data() : nullptr, n, n * n},
+                           MatrixBatch<T>{nullptr, n, n * n}, linfo.data(), o, x, vv, [&](index_t q) {
+                               // (not reached: every member has both signs, finite entries and full rank)
+                               const HsvdStatus st =
+                                   hsvd_mixed<T>(n, n, gbuf.data() + q * n * n, n, jbuf.data() + q * n, sig.data() + q * n,
+                                                 jout.data() + q * n, want_z ? ubuf.data() + q * n * n : nullptr, n,
+                                                 nullptr, n, o, hws);
+                               linfo[q] = st.info;
+                               lsweeps[q] = st.sweeps;
+                           });
+        std::vector<R> lam(n);
+        std::vector<index_t> perm(n);
+        for (int q = 0; q < count_in; ++q) {
+            const index_t b = member[q];
+            R* wb = w + b * w_stride;
+            R* zb = want_z ? z.data + b * z.stride : nullptr;
+            info[b] = linfo[q];
+            if (opts.sweeps) opts.sweeps[b] = lsweeps[q];
+            if (linfo[q] < 0) {
+                for (index_t i = 0; i < n; ++i) wb[i] = std::numeric_limits<R>::quiet_NaN();
+                if (zb) fill_nan(n, n, zb, z.ld);
+                continue;
+            }
+            for (index_t i = 0; i < n; ++i) {
+                const R sv = sig[q * n + i];
+                lam[i] = std::ldexp(R(jout[q * n + i]) * sv * sv, -scale[q]);
+            }
+            std::iota(perm.begin(), perm.end(), index_t(0));
+            std::stable_sort(perm.begin(), perm.end(), [&](index_t p1, index_t p2) { return lam[p1] < lam[p2]; });
+            for (index_t i = 0; i < n; ++i) wb[i] = lam[perm[i]];
+            if (zb)
+                for (index_t i = 0; i < n; ++i) std::copy_n(ubuf.data() + q * n * n + perm[i] * n, n, zb + i * z.ld);
+        }
+    }
+}
+
 template <class T>
 void eigh_indefinite(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w, index_t w_stride,
                      MatrixBatch<T> z, int* info, const Options& opts) {
-    over_batch<EighWorkspace<T>>(batch, n, opts, [&](index_t b, EighWorkspace<T>& ws, int team) {
+    auto one = [&](index_t b, EighWorkspace<T>& ws, int team) {
         HsvdStatus st;
         if (n > 0)
             st = eigh_one<T>(n, a.data + b * a.stride, a.ld, w + b * w_stride,
                              opts.compute_u ? z.data + b * z.stride : nullptr, z.ld, opts, ws, team);
         info[b] = st.info;
         if (opts.sweeps) opts.sweeps[b] = st.sweeps;
-    });
+    };
+    if (hsvd_lanes_suit<T>(n, n)) {
+        constexpr index_t L = lane_count<real_t<T>>;
+        const index_t groups = (batch + L - 1) / L;
+        BatchErrors errors;
+#pragma omp parallel num_threads(threads_for(opts, groups))
+        {
+            EighWorkspace<T> ws;
+            std::vector<T> x, vv;
+#pragma omp for schedule(dynamic, 1)
+            for (index_t q = 0; q < groups; ++q) errors.run([&] {
+                eigh_lane_group<T>(n, q * L, int(std::min(L, batch - q * L)), a, w, w_stride, z, info, opts, ws, x, vv,
+                                   [&](index_t b) { one(b, ws, 1); });
+            });
+        }
+        errors.rethrow();
+        return;
+    }
+    over_batch<EighWorkspace<T>>(batch, n, opts, one);
 }
 
 #define BATCHSVD_INSTANTIATE_(T)                                                                                      \
