@@ -128,7 +128,8 @@ TEST(Hyperbolic, HsvdRelationsHoldInEveryPrecisionAndShape) {
     each_type([](auto zero) {
         using T = decltype(zero);
         const double u = testing::unit_roundoff<T>();
-        for (auto [m, n] : {std::pair<index_t, index_t>{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}}) {
+        for (auto [m, n] : {std::pair<index_t, index_t>{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}, {100, 12},
+                            {130, 40}, {90, 70}}) {
             const index_t batch = 3;
             const std::uint64_t seed = testing::fresh_seed();
             SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));

@@ -72,7 +72,8 @@ HsvdStatus svd_of(index_t m, index_t n, const T* g, index_t ldg, real_t<T>* s, T
 }
 
 /// hsvd on small real matrices, lane_count at a time, one a SIMD lane (cpu/lanes/): orders
-/// from 2 to 64 with at most 64 rows (no QR). Against the per-matrix iteration on the 2-core
+/// from 2 to 64; matrices of more than 64 rows are reduced to R by Householder QR first (as
+/// hsvd_mixed does for m >= 2n), a lane each. Against the per-matrix iteration on the 2-core
 /// development machine (alternating J, 2026-11-27): float64 1.7-3.4x at 4^2-64^2, float32
 /// 1.9-5.1x at 4^2-48^2 and 1.03x at 64^2 (docs/hyperbolic.md).
 inline constexpr index_t hsvd_lanes_max_cols = 64;
@@ -82,7 +83,8 @@ template <class T> bool hsvd_lanes_suit(index_t m, index_t n) {
     if constexpr (is_cplx<T>::value) {
         return false;
     } else {
-        return lanes_enabled() && n >= 2 && n <= hsvd_lanes_max_cols && m <= hsvd_lanes_max_rows;
+        (void)m;
+        return lanes_enabled() && n >= 2 && n <= hsvd_lanes_max_cols;
     }
 }
 
@@ -98,7 +100,10 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
     if constexpr (!is_cplx<T>::value) {
         using R = T;
         constexpr int L = lane_count<R>;
-        x.assign(std::size_t(m * n * L), R(0));
+        const bool qr = m > hsvd_lanes_max_rows;  // the lanes iterate on R (n x n)
+        const index_t rows = qr ? n : m;
+        x.assign(std::size_t(rows * n * L), R(0));
+        std::vector<R> wq(qr ? std::size_t(m * n * L) : 0), tau(qr ? std::size_t(n * L) : 0), left;
         if (opts.compute_v) {
             vv.assign(std::size_t(n * n * L), R(0));
             for (index_t c = 0; c < n; ++c)
@@ -132,17 +137,29 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
             for (index_t c = 0; c < n; ++c)
                 if (jb[c] < 0) ord[p++] = c;
             const int e = hsvd_scale_exponent(maxabs);
-            for (index_t q = 0; q < n; ++q)
-                for (index_t i = 0; i < m; ++i) {
-                    const R y = gb[i + ord[q] * g.ld];
-                    x[std::size_t((q * m + i) * L + l)] = e ? std::ldexp(y, e) : y;
-                }
+            if (qr) {
+                R* W = wq.data() + l * m * n;
+                for (index_t q = 0; q < n; ++q)
+                    for (index_t i = 0; i < m; ++i) {
+                        const R y = gb[i + ord[q] * g.ld];
+                        W[i + q * m] = e ? std::ldexp(y, e) : y;
+                    }
+                householder_qr(m, n, W, m, tau.data() + l * n);
+                for (index_t q = 0; q < n; ++q)
+                    for (index_t i = 0; i <= q; ++i) x[std::size_t((q * rows + i) * L + l)] = W[i + q * m];
+            } else {
+                for (index_t q = 0; q < n; ++q)
+                    for (index_t i = 0; i < m; ++i) {
+                        const R y = gb[i + ord[q] * g.ld];
+                        x[std::size_t((q * rows + i) * L + l)] = e ? std::ldexp(y, e) : y;
+                    }
+            }
             negligible[l] = core::negligible_norm(std::ldexp(maxabs, e));
             scale[l] = e;
             packed[l] = true;
         }
         LaneGroup<R> grp;
-        grp.rows = int(m);
+        grp.rows = int(rows);
         grp.cols = int(n);
         grp.x = x.data();
         grp.v = opts.compute_v ? vv.data() : nullptr;
@@ -176,8 +193,8 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
             // S from the norms, sorted within each sign (stable), U the normalised columns.
             for (index_t c = 0; c < n; ++c) {
                 R acc = 0;
-                for (index_t i = 0; i < m; ++i) {
-                    const R y = x[std::size_t((c * m + i) * L + l)];
+                for (index_t i = 0; i < rows; ++i) {
+                    const R y = x[std::size_t((c * rows + i) * L + l)];
                     acc += y * y;
                 }
                 sigma[c] = std::sqrt(acc);
@@ -187,11 +204,20 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
             std::stable_sort(perm.begin(), perm.begin() + npos[l], before);
             std::stable_sort(perm.begin() + npos[l], perm.end(), before);
             for (index_t r = 0; r < n; ++r) sb[r] = std::ldexp(sigma[perm[r]], -scale[l]);
-            if (ub)
+            if (ub && !qr)
                 for (index_t r = 0; r < n; ++r) {
                     const R f = R(1) / sigma[perm[r]];
-                    for (index_t i = 0; i < m; ++i) ub[i + r * u.ld] = x[std::size_t((perm[r] * m + i) * L + l)] * f;
+                    for (index_t i = 0; i < m; ++i) ub[i + r * u.ld] = x[std::size_t((perm[r] * rows + i) * L + l)] * f;
                 }
+            if (ub && qr) {  // U = Q [U_R; 0]
+                left.assign(std::size_t(m * n), R(0));
+                for (index_t r = 0; r < n; ++r) {
+                    const R f = R(1) / sigma[perm[r]];
+                    for (index_t i = 0; i < n; ++i) left[i + r * m] = x[std::size_t((perm[r] * rows + i) * L + l)] * f;
+                }
+                apply_q(m, n, wq.data() + l * m * n, m, tau.data() + l * n, n, left.data(), m);
+                for (index_t r = 0; r < n; ++r) std::copy_n(left.data() + r * m, m, ub + r * u.ld);
+            }
             if (vb) {
                 const index_t* ord = order.data() + l * n;
                 for (index_t r = 0; r < n; ++r)
