@@ -383,7 +383,7 @@ void run_vbatched(const ListLayout& l, const AnyArray& s, const std::optional<An
 batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, const std::optional<AnyArray>& u,
                                const std::optional<AnyArray>& v, const AnyArray& info,
                                const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                               std::uintptr_t stream, int threads) {
+                               std::uintptr_t stream, int threads, int method) {
     auto same_device = [&](const auto& x) { return x.device_type() == dev && x.device_id() == dev_id; };
     if (!same_device(s) || !same_device(info) || (u && !same_device(*u)) || (v && !same_device(*v)) ||
         (sweeps && !same_device(*sweeps)))
@@ -396,6 +396,8 @@ batchsvd::Options list_options(int dev, std::int32_t dev_id, const AnyArray& s, 
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
     o.threads = threads;
+    if (method < 0 || method > 2) fail("method must be 0 (automatic), 1 (jacobi) or 2 (bidiagonal)");
+    o.method = static_cast<batchsvd::SvdMethod>(method);
     o.stream = reinterpret_cast<void*>(stream);
     o.backend = dev == nb::device::cuda::value ? batchsvd::Backend::cuda : batchsvd::Backend::automatic;
     return o;
@@ -424,7 +426,7 @@ void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& r
                     const std::optional<AnyArray>& v, const std::vector<index_t>& v_offset,
                     const std::vector<int>& swap, const AnyArray& info,
                     const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                    std::uintptr_t stream, int threads) {
+                    std::uintptr_t stream, int threads, int method) {
     const size_t batch = a.size();
     for (const size_t len : {rows.size(), cols.size(), lda.size(), s_offset.size(), u_offset.size(),
                              v_offset.size(), swap.size()})
@@ -444,7 +446,7 @@ void gesvd_vbatched(const std::vector<InArray>& a, const std::vector<index_t>& r
             fail("the matrices of a list must be on one device; matrix " + std::to_string(b) +
                  " is on another device than matrix 0");
     }
-    const batchsvd::Options o = list_options(dev, dev_id, s, u, v, info, sweeps, tol, max_sweeps, stream, threads);
+    const batchsvd::Options o = list_options(dev, dev_id, s, u, v, info, sweeps, tol, max_sweeps, stream, threads, method);
     std::vector<const void*> pa(batch);
     std::vector<std::int64_t> swap64(swap.begin(), swap.end());
     const ListLayout l{index_t(batch), pa.data(), rows.data(), cols.data(), lda.data(),
@@ -479,7 +481,7 @@ void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& p
                              const IndexVector& u_offset, const std::optional<AnyArray>& v,
                              const IndexVector& v_offset, const IndexVector& swap, const AnyArray& info,
                              const std::optional<AnyArray>& sweeps, double tol, int max_sweeps,
-                             std::uintptr_t stream, int threads) {
+                             std::uintptr_t stream, int threads, int method) {
     const size_t batch = rows.shape(0);
     for (const size_t len : {cols.shape(0), lda.shape(0), s_offset.shape(0), u_offset.shape(0),
                              v_offset.shape(0), swap.shape(0)})
@@ -490,7 +492,7 @@ void gesvd_vbatched_pointers(nb::handle a, const std::optional<PointerVector>& p
     if (u.has_value() != v.has_value()) fail("gesvd_vbatched: give U and V both or neither");
     if (batch == 0) return;
     const int dev = cuda ? nb::device::cuda::value : nb::device::cpu::value;
-    const batchsvd::Options o = list_options(dev, cuda ? device : 0, s, u, v, info, sweeps, tol, max_sweeps, stream, threads);
+    const batchsvd::Options o = list_options(dev, cuda ? device : 0, s, u, v, info, sweeps, tol, max_sweeps, stream, threads, method);
     std::vector<const void*> pa(batch);
     if (pointers) {
         const std::uint64_t* p = pointers->data();
@@ -608,13 +610,13 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(),
           nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),
           nb::arg("info"), nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("stream"), nb::arg("threads") = 0);
+          nb::arg("stream"), nb::arg("threads") = 0, nb::arg("method") = 0);
     m.def("gesvd_vbatched_pointers", &gesvd_vbatched_pointers, nb::arg("a"), nb::arg("pointers").none(),
           nb::arg("dtype"), nb::arg("cuda"), nb::arg("device"), nb::arg("rows"), nb::arg("cols"),
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(), nb::arg("u_offset"),
           nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"), nb::arg("info"),
           nb::arg("sweeps").none(), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("stream"),
-          nb::arg("threads") = 0);
+          nb::arg("threads") = 0, nb::arg("method") = 0);
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
 #if BATCHSVD_PYTHON_JAX

@@ -190,8 +190,6 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     if (batch < 0) invalid("negative batch (" + str(batch) + ")");
     check_options(opts);
     if (!opts.devices.empty()) invalid("gesvd_vbatched takes no devices (one device, or the CPU)");
-    if (opts.method == SvdMethod::bidiagonal)
-        invalid("gesvd_vbatched computes singular values by the Jacobi iteration (method automatic or jacobi)");
     if (batch == 0) return;
     if (!m || !n) invalid("the size arrays m and n must not be null");
     if (!info) invalid("info is null");
@@ -229,10 +227,15 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
         if (host && device) invalid("matrix " + str(b) + ": host and device memory mixed (all of A, S, U, V, info and sweeps must be one kind)");
     }
     Backend backend = opts.backend;
+    if (backend == Backend::automatic && !device && opts.method == SvdMethod::bidiagonal)
+        backend = Backend::cpu;  // (the bidiagonal method runs on the CPU backend only)
     if (backend == Backend::automatic) backend = (device || cuda::device_available()) ? Backend::cuda : Backend::cpu;
     if (backend == Backend::cuda) {
         if (!cuda::device_available())
             throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd_vbatched: no usable CUDA device");
+        if (opts.method == SvdMethod::bidiagonal)
+            throw Error(ErrorCode::backend_unavailable,
+                        "batchsvd::gesvd_vbatched: method bidiagonal runs on the CPU backend only in this version");
         cuda::gesvd_vbatched<T>(batch, m, n, a, s, u, v, info, opts, device > 0);
         return;
     }
@@ -242,6 +245,39 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
         throw Error(ErrorCode::backend_unavailable,
                     "batchsvd::gesvd_vbatched: this build has no CUDA backend (configure with -DBATCHSVD_WITH_CUDA=ON)");
 #endif
+    // Singular values alone: each matrix by the route SvdMethod gives its size (the result it
+    // gets alone), the bidiagonal ones here, the rest in one Jacobi list call.
+    std::vector<index_t> jacobi, bidiag;
+    for (index_t b = 0; b < batch; ++b)
+        (cpu_values_by_bidiagonal<T>(m[b], n[b], opts) && std::min(m[b], n[b]) > 0 ? bidiag : jacobi).push_back(b);
+    if (!bidiag.empty()) {
+        cpu::svdvals_bidiagonal_list<T>(index_t(bidiag.size()), bidiag.data(), m, n, a, s, info, opts);
+        if (jacobi.empty()) return;
+        const std::size_t q = jacobi.size();
+        std::vector<index_t> mj(q), nj(q), lda(q), ldu(q), ldv(q);
+        std::vector<const T*> aj(q);
+        std::vector<real_t<T>*> sj(q);
+        std::vector<T*> uj(q), vj(q);
+        std::vector<int> infoj(q), sweepsj(q);
+        for (std::size_t i = 0; i < q; ++i) {
+            const index_t b = jacobi[i];
+            mj[i] = m[b];
+            nj[i] = n[b];
+            aj[i] = a.data[b];
+            lda[i] = a.ld[b];
+            sj[i] = s[b];
+        }
+        Options oj = opts;
+        oj.sweeps = opts.sweeps ? sweepsj.data() : nullptr;
+        cpu::gesvd_vbatched<T>(index_t(q), mj.data(), nj.data(), MatrixList<const T>{aj.data(), lda.data()}, sj.data(),
+                               MatrixList<T>{uj.data(), ldu.data()}, MatrixList<T>{vj.data(), ldv.data()}, infoj.data(),
+                               oj);
+        for (std::size_t i = 0; i < q; ++i) {
+            info[jacobi[i]] = infoj[i];
+            if (opts.sweeps) opts.sweeps[jacobi[i]] = sweepsj[i];
+        }
+        return;
+    }
     cpu::gesvd_vbatched<T>(batch, m, n, a, s, u, v, info, opts);
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -254,6 +255,95 @@ TEST(Gebrd, ValuesByTheBidiagonalRoute) {
     Options o;
     o.method = SvdMethod::bidiagonal;
     EXPECT_THROW(gesvd<double>(2, 2, 1, a.data(), s.data(), uu.data(), vv.data(), &info, o), Error);
+}
+
+TEST(Gebrd, ListsGiveEachMatrixItsOwnResult) {
+    // gebrd_vbatched and values-only gesvd_vbatched (each matrix by the method its size takes)
+    // give every matrix bitwise what it gets alone.
+    each_type([](auto zero) {
+        using T = decltype(zero);
+        using R = real_t<T>;
+        const std::vector<std::pair<index_t, index_t>> shapes = {{30, 26}, {5, 9}, {0, 4}, {70, 40}, {12, 12}, {33, 80}};
+        const index_t batch = index_t(shapes.size());
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed));
+        std::vector<std::vector<T>> a(batch);
+        std::vector<index_t> m(batch), n(batch), ld(batch);
+        for (index_t b = 0; b < batch; ++b) {
+            m[b] = shapes[b].first;
+            n[b] = shapes[b].second;
+            ld[b] = std::max<index_t>(m[b], 1);
+            a[b] = testing::generate_batch<T>(testing::Family::random, m[b], n[b], 1, seed + b);
+        }
+        a[4][5] = T(std::numeric_limits<R>::quiet_NaN());
+        // gebrd_vbatched against gebrd one matrix at a time
+        std::vector<std::vector<T>> w = a, tq(batch), tp(batch);
+        std::vector<std::vector<R>> d(batch), e(batch);
+        std::vector<T*> wp(batch), tqp(batch), tpp(batch);
+        std::vector<R*> dp(batch), ep(batch);
+        for (index_t b = 0; b < batch; ++b) {
+            const index_t k = std::max<index_t>(std::min(m[b], n[b]), 1);
+            tq[b].assign(k, T(-7));
+            tp[b].assign(k, T(-7));
+            d[b].assign(k, R(-7));
+            e[b].assign(k, R(-7));
+            wp[b] = w[b].data();
+            tqp[b] = tq[b].data();
+            tpp[b] = tp[b].data();
+            dp[b] = d[b].data();
+            ep[b] = e[b].data();
+        }
+        std::vector<int> info(batch, 9);
+        Options o;
+        o.threads = 2;
+        gebrd_vbatched<T>(batch, m.data(), n.data(), MatrixList<T>{wp.data(), ld.data()},
+                          BidiagonalList<T>{dp.data(), ep.data(), tqp.data(), tpp.data()}, info.data(), o);
+        for (index_t b = 0; b < batch; ++b) {
+            const index_t k = std::min(m[b], n[b]);
+            const index_t st = std::max<index_t>(k, 1);
+            std::vector<T> w1 = a[b], tq1(st), tp1(st);
+            std::vector<R> d1(st), e1(st);
+            int info1 = 9;
+            gebrd<T>(m[b], n[b], 1, MatrixBatch<T>{w1.data(), ld[b], 0}, BidiagonalBatch<T>{d1.data(), e1.data(), tq1.data(), tp1.data(), st},
+                     &info1);
+            EXPECT_EQ(info[b], info1) << "matrix " << b;
+            EXPECT_EQ(info[b], b == 4 ? info_nonfinite : 0) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(w[b].data(), w1.data(), w1.size() * sizeof(T))) << "matrix " << b;
+            EXPECT_EQ(0, std::memcmp(d[b].data(), d1.data(), k * sizeof(R))) << "matrix " << b;
+        }
+        // values alone in a list, automatic and bidiagonal
+        for (SvdMethod method : {SvdMethod::automatic, SvdMethod::bidiagonal, SvdMethod::jacobi}) {
+            std::vector<std::vector<R>> sv(batch);
+            std::vector<R*> sp(batch);
+            std::vector<const T*> ap(batch);
+            std::vector<T*> none(batch, nullptr);
+            for (index_t b = 0; b < batch; ++b) {
+                sv[b].assign(std::max<index_t>(std::min(m[b], n[b]), 1), R(-7));
+                sp[b] = sv[b].data();
+                ap[b] = a[b].data();
+            }
+            std::vector<int> inf(batch, 9), sw(batch, 9);
+            Options ov;
+            ov.compute_u = ov.compute_v = false;
+            ov.method = method;
+            ov.backend = Backend::cpu;
+            ov.sweeps = sw.data();
+            gesvd_vbatched<T>(batch, m.data(), n.data(), MatrixList<const T>{ap.data(), ld.data()}, sp.data(),
+                              MatrixList<T>{none.data(), ld.data()}, MatrixList<T>{none.data(), ld.data()}, inf.data(), ov);
+            for (index_t b = 0; b < batch; ++b) {
+                const index_t k = std::min(m[b], n[b]);
+                std::vector<R> s1(std::max<index_t>(k, 1), R(-7));
+                int i1 = 9, w1 = 9;
+                Options o1 = ov;
+                o1.sweeps = &w1;
+                gesvd<T>(m[b], n[b], 1, MatrixBatch<const T>{a[b].data(), ld[b], 0}, s1.data(), std::max<index_t>(k, 1),
+                         MatrixBatch<T>{nullptr, ld[b], 0}, MatrixBatch<T>{nullptr, ld[b], 0}, &i1, o1);
+                EXPECT_EQ(inf[b], i1) << "matrix " << b;
+                EXPECT_EQ(sw[b], w1) << "matrix " << b;
+                EXPECT_EQ(0, std::memcmp(sv[b].data(), s1.data(), k * sizeof(R))) << "matrix " << b;
+            }
+        }
+    });
 }
 
 }  // namespace

@@ -74,8 +74,8 @@ enum class PreconditionMode { automatic, always, never };
 /// backend even where a GPU is usable). `automatic`: `bidiagonal` on the CPU backend where it
 /// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
 /// 256), else `jacobi`.
-/// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`;
-/// gesvd_vbatched takes `jacobi` (`bidiagonal` is invalid_argument there).
+/// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`; in
+/// gesvd_vbatched each matrix takes the method its size gives (the result it gets alone).
 enum class SvdMethod { automatic, jacobi, bidiagonal };
 
 /// Per-matrix status values written to `info`.

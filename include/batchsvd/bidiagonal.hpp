@@ -31,9 +31,27 @@ template <class T>
 void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
            const Options& opts = {});
 
+/// gebrd_vbatched's vectors, one pointer a matrix (host arrays): d[b] (k_b values), e[b]
+/// (k_b - 1), tauq[b] and taup[b] (k_b; both arrays may be null).
+template <class T> struct BidiagonalList {
+    real_t<T>* const* d = nullptr;
+    real_t<T>* const* e = nullptr;
+    T* const* tauq = nullptr;
+    T* const* taup = nullptr;
+};
+
+/// gebrd of `batch` matrices of different sizes m[b] x n[b] (each may be 0), in place, in one
+/// call: matrix b at a.data[b] with leading dimension a.ld[b]; each result is gebrd's for the
+/// matrix alone. Host memory, CPU backend.
+template <class T>
+void gebrd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<T> a, BidiagonalList<T> out, int* info,
+                    const Options& opts = {});
+
 #define BATCHSVD_DECLARE_BIDIAGONAL_(T)                                                                    \
     extern template void gebrd<T>(index_t, index_t, index_t, MatrixBatch<T>, BidiagonalBatch<T>, int*, \
-                                  const Options&);
+                                  const Options&);                                                     \
+    extern template void gebrd_vbatched<T>(index_t, const index_t*, const index_t*, MatrixList<T>,     \
+                                           BidiagonalList<T>, int*, const Options&);
 BATCHSVD_DECLARE_BIDIAGONAL_(float)
 BATCHSVD_DECLARE_BIDIAGONAL_(double)
 BATCHSVD_DECLARE_BIDIAGONAL_(std::complex<float>)

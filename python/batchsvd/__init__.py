@@ -734,7 +734,7 @@ def _runs(ms, ns, swap, by_swap):
     return list(zip([0] + cuts, cuts + [len(ms)]))
 
 
-def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads=None):
+def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads=None, method="automatic"):
     """A list of 2-D arrays of different shapes, solved by one gesvd_vbatched call: each array
     read in place where its strides allow (a row-major one as its transpose, as _svd does),
     else copied alone; S, U and Vh each one allocation, returned as views of it per matrix
@@ -742,6 +742,7 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads
     type, dtype and device go to the extension as data pointers; others (JAX, and lists that
     differ somewhere, which the general path reports) as arrays."""
     mode = _info_mode(return_info)
+    method_code = _method_code(method, compute_uv)
     arrays = list(arrays)
     _check_options(tol, max_sweeps, threads)
     if devices is not None:
@@ -821,12 +822,13 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads
                     mats, None if pointers is None else np.array(pointers, dtype=np.uint64),
                     dtype, cuda, int(device.split(":")[1]) if cuda else 0, rows, cols, lds, s,
                     s_off, left, u_off, right, v_off, swap, info, sweeps, tol_, sweeps_,
-                    fw.stream(arr0), 0 if threads is None else int(threads))
+                    fw.stream(arr0), 0 if threads is None else int(threads), method_code)
             else:
                 _batchsvd.gesvd_vbatched(mats, rows.tolist(), cols.tolist(), lds.tolist(), s,
                                          s_off.tolist(), left, u_off.tolist(), right,
                                          v_off.tolist(), swap.tolist(), info, sweeps, tol_,
-                                         sweeps_, fw.stream(arr0), 0 if threads is None else int(threads))
+                                         sweeps_, fw.stream(arr0), 0 if threads is None else int(threads),
+                                         method_code)
         else:  # only empty matrices: every one "converged" in 0 sweeps
             info = fw.zero_info(info)
             sweeps = fw.zero_info(sweeps) if sweeps is not None else None
@@ -952,12 +954,9 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
        bidiagonal's values (dqds; errors about u ||A||, as LAPACK's ?gesdd values; the CPU backend only, and
        ``sweeps`` is 0); "automatic" (default) takes "bidiagonal" on the CPU backend where it
        measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
-       256), else "jacobi". Lists take "jacobi"."""
+       256), else "jacobi"; in a list each matrix takes the method its size gives."""
     if isinstance(a, (list, tuple)):
-        if method == "bidiagonal":
-            raise ValueError('batchsvd.svdvals: method "bidiagonal" is not available for lists')
-        _method_code(method, False)
-        return _svd_list(a, False, tol, max_sweeps, return_info, devices, threads)
+        return _svd_list(a, False, tol, max_sweeps, return_info, devices, threads, method)
     return _svd(a, False, tol, max_sweeps, return_info, devices, threads, method)
 
 

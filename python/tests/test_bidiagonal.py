@@ -84,8 +84,11 @@ def test_bidiagonal_errors():
     assert info.tolist() == [0, -1, 0] and np.isnan(d[1]).all() and np.isfinite(d[[0, 2]]).all()
     with pytest.raises(ValueError, match="method"):
         batchsvd.svdvals(a[0], method="qr")
-    with pytest.raises(ValueError, match="lists"):
-        batchsvd.svdvals([a[0], a[2]], method="bidiagonal")
+    # A list: each matrix as alone (here every one by the bidiagonal route).
+    mats = [a[0], a[2][:3], a[2].T]
+    vals = batchsvd.svdvals(mats, method="bidiagonal")
+    for x, v in zip(mats, vals):
+        assert np.array_equal(v, batchsvd.svdvals(x, method="bidiagonal"))
     with pytest.raises(ValueError, match="at least 2"):
         batchsvd.gebrd(np.ones(3))
     s, info = batchsvd.svdvals(a, method="bidiagonal", return_info=True)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -153,8 +154,63 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     errors.rethrow();
 }
 
+namespace {
+
+/// Matrix indices by descending cost m n min(m, n) (dynamic scheduling takes the largest first).
+std::vector<index_t> largest_first(index_t count, const index_t* which, const index_t* m, const index_t* n) {
+    std::vector<index_t> order(which, which + count);
+    auto cost = [&](index_t b) { return double(m[b]) * double(n[b]) * double(std::min(m[b], n[b])); };
+    std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return cost(x) > cost(y); });
+    return order;
+}
+
+}  // namespace
+
+template <class T>
+void svdvals_bidiagonal_list(index_t count, const index_t* which, const index_t* m, const index_t* n,
+                             MatrixList<const T> a, real_t<T>* const* s, int* info, const Options& opts) {
+    const std::vector<index_t> order = largest_first(count, which, m, n);
+    Options one = opts;
+    one.threads = 1;
+    BatchErrors errors;
+#pragma omp parallel for num_threads(threads_for(opts, count)) schedule(dynamic, 1)
+    for (index_t i = 0; i < count; ++i) errors.run([&] {
+        const index_t b = order[std::size_t(i)];
+        Options mine = one;
+        mine.sweeps = opts.sweeps ? opts.sweeps + b : nullptr;
+        svdvals_bidiagonal<T>(m[b], n[b], 1, MatrixBatch<const T>{a.data[b], a.ld[b], 0}, s[b], std::min(m[b], n[b]),
+                              info + b, mine);
+    });
+    errors.rethrow();
+}
+
+template <class T>
+void gebrd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<T> a, BidiagonalList<T> out,
+                    int* info, const Options& opts) {
+    std::vector<index_t> all(static_cast<std::size_t>(batch));
+    std::iota(all.begin(), all.end(), index_t(0));
+    const std::vector<index_t> order = largest_first(batch, all.data(), m, n);
+    Options one = opts;
+    one.threads = 1;
+    BatchErrors errors;
+#pragma omp parallel for num_threads(threads_for(opts, batch)) schedule(dynamic, 1)
+    for (index_t i = 0; i < batch; ++i) errors.run([&] {
+        const index_t b = order[std::size_t(i)];
+        const index_t k = std::min(m[b], n[b]);
+        cpu::gebrd<T>(m[b], n[b], 1, MatrixBatch<T>{a.data[b], a.ld[b], 0},
+                 BidiagonalBatch<T>{out.d[b], out.e ? out.e[b] : nullptr, out.tauq ? out.tauq[b] : nullptr,
+                                    out.taup ? out.taup[b] : nullptr, std::max<index_t>(k, 1)},
+                 info + b, one);
+    });
+    errors.rethrow();
+}
+
 #define BATCHSVD_INSTANTIATE_(T)                                                                               \
     template void gebrd<T>(index_t, index_t, index_t, MatrixBatch<T>, BidiagonalBatch<T>, int*, const Options&); \
+    template void svdvals_bidiagonal_list<T>(index_t, const index_t*, const index_t*, const index_t*,            \
+                                             MatrixList<const T>, real_t<T>* const*, int*, const Options&);     \
+    template void gebrd_vbatched<T>(index_t, const index_t*, const index_t*, MatrixList<T>, BidiagonalList<T>,   \
+                                    int*, const Options&);                                                       \
     template void svdvals_bidiagonal<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*, index_t,  \
                                         int*, const Options&);
 BATCHSVD_INSTANTIATE_(float)

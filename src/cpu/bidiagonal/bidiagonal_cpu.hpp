@@ -31,4 +31,15 @@ template <class T>
 void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                         index_t s_stride, int* info, const Options& opts);
 
+/// svdvals_bidiagonal on the matrices which[0 .. count) of a list (gesvd_vbatched's layout),
+/// largest first, one a thread.
+template <class T>
+void svdvals_bidiagonal_list(index_t count, const index_t* which, const index_t* m, const index_t* n,
+                             MatrixList<const T> a, real_t<T>* const* s, int* info, const Options& opts);
+
+/// gebrd of a list of matrices of different sizes (gebrd_vbatched), largest first.
+template <class T>
+void gebrd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixList<T> a, BidiagonalList<T> out,
+                    int* info, const Options& opts);
+
 }  // namespace batchsvd::cpu
