@@ -4,10 +4,13 @@
 // multiplication would call the slow NaN-checking __muldc3).
 #pragma once
 
+#include <cmath>
 #include <complex>
+#include <limits>
 
 #include "cpu/isa.hpp"
 #include "batchsvd/batchsvd.hpp"
+#include "core/precision.hpp"
 
 BATCHSVD_CPU_BEGIN
 
@@ -94,6 +97,24 @@ template <class T> void scale_col(index_t len, T* x, real_t<T> s) {
     R* xr = reinterpret_cast<R*>(x);
     const index_t n = is_cplx<T>::value ? 2 * len : len;
     for (index_t i = 0; i < n; ++i) xr[i] *= s;
+}
+
+/// Every entry of X (rows x cols, ld) NaN (the outputs of a matrix with a bad status).
+template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
+    if (!x) return;
+    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
+    T nan;
+    if constexpr (is_cplx<T>::value) nan = T(q, q); else nan = q;
+    for (index_t j = 0; j < cols; ++j)
+        for (index_t i = 0; i < rows; ++i) x[i + j * ld] = nan;
+}
+
+/// The power of two that brings a matrix of largest magnitude maxabs into the range where sums
+/// of squares neither overflow nor underflow (0: none needed). Exact; undone on S at the end.
+template <class R> int scale_exponent(R maxabs) {
+    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
+    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) return -std::ilogb(maxabs);
+    return 0;
 }
 
 BATCHSVD_CPU_END

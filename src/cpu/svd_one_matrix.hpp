@@ -37,14 +37,6 @@ template <class T> struct Workspace {
     GramTest<T> gram;
 };
 
-template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
-    if (!x) return;
-    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
-    T nan;
-    if constexpr (is_cplx<T>::value) nan = T(q, q); else nan = q;
-    for (index_t j = 0; j < cols; ++j)
-        for (index_t i = 0; i < rows; ++i) x[i + j * ld] = nan;
-}
 
 /// What one matrix's solve reports: its info value and the sweeps it took (Options::sweeps).
 struct MatrixStatus {
@@ -64,13 +56,6 @@ template <class R> struct Prepared {
     R maxabs = 0;
 };
 
-/// The power of two that brings a matrix of largest magnitude maxabs into the range where sums
-/// of squares neither overflow nor underflow (0: none needed). Exact; undone on S at the end.
-template <class R> int scale_exponent(R maxabs) {
-    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
-    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) return -std::ilogb(maxabs);
-    return 0;
-}
 
 /// One matrix's arguments (the schedules of svd_cpu.cpp and lane_groups.hpp).
 template <class T> struct MatrixJob {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Bidiagonalisation of one matrix on the CPU: LAPACK's unblocked ?gebd2, step for step (its
-// reflectors, their storage and the real d and e of a complex matrix), so that the result
+// reflectors, householder_qr.hpp's ?larfg, their storage and the real d and e of a complex
+// matrix), so that the result
 // reads as ?gebrd's. The batched-bidiagonalisation paper's blocked LABRD panels are a GPU
 // matter (the trailing update as a GEMM); here one matrix a thread stays in cache up to the
 // orders a batch holds.
@@ -13,42 +14,12 @@
 
 #include "core/scalar.hpp"
 #include "cpu/column_ops.hpp"
+#include "cpu/householder_qr.hpp"
 #include "cpu/isa.hpp"
 
 BATCHSVD_CPU_BEGIN
 
 namespace bidiagonal {
-
-/// ||x|| of a strided vector, from squares scaled by a power of two near its largest entry.
-template <class T> real_t<T> strided_norm(index_t len, const T* x, index_t inc) {
-    using R = real_t<T>;
-    R big = 0;
-    for (index_t i = 0; i < len; ++i) big = std::max({big, std::fabs(std::real(x[i * inc])), std::fabs(std::imag(x[i * inc]))});
-    if (big == 0) return 0;
-    const int e = std::ilogb(big);
-    R sum = 0;
-    for (index_t i = 0; i < len; ++i) {
-        const R re = std::scalbn(std::real(x[i * inc]), -e), im = std::scalbn(std::imag(x[i * inc]), -e);
-        sum += re * re + im * im;
-    }
-    return std::scalbn(std::sqrt(sum), e);
-}
-
-/// ?larfg: H = I - tau v v^H with v = [1; x'] and H^H [alpha; x] = [beta; 0], beta real.
-/// alpha becomes beta, x becomes x'; returns tau (0: H = I).
-template <class T> T reflector(index_t len, T& alpha, T* x, index_t inc) {
-    using R = real_t<T>;
-    const R tail = strided_norm(len, x, inc);
-    if (tail == 0 && std::imag(alpha) == R(0)) return T(0);
-    const R mag = std::hypot(std::abs(alpha), tail);
-    if (mag < std::numeric_limits<R>::min()) return T(0);  // (as householder_qr: 1 / (alpha - beta) would overflow)
-    const R beta = std::real(alpha) >= 0 ? -mag : mag;
-    const T tau = (T(beta) - alpha) / beta;
-    const T inv = T(1) / (alpha - T(beta));
-    for (index_t i = 0; i < len; ++i) x[i * inc] *= inv;
-    alpha = T(beta);
-    return tau;
-}
 
 /// y <- y + x * a over len entries, in real arithmetic (std::complex products do not
 /// vectorise: each checks for NaN).
@@ -103,7 +74,7 @@ void gebd2(index_t m, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e, 
         for (index_t i = 0; i < n; ++i) {
             // H(i) annihilates A(i+1:m, i); H(i)^H applied to A(i:m, i+1:n) from the left.
             T alpha = at(i, i);
-            const T tq = reflector(m - i - 1, alpha, &at(std::min(i + 1, m - 1), i), 1);
+            const T tq = householder_reflector(m - i - 1, alpha, &at(std::min(i + 1, m - 1), i), 1);
             store(tauq, i, tq);
             d[i] = std::real(alpha);
             at(i, i) = T(1);
@@ -113,7 +84,7 @@ void gebd2(index_t m, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e, 
                 // G(i) annihilates A(i, i+2:n) (the row conjugated first, as ?gebd2 does).
                 conj_row(n - i - 1, &at(i, i + 1), lda);
                 T beta = at(i, i + 1);
-                const T tp = reflector(n - i - 2, beta, &at(i, std::min(i + 2, n - 1)), lda);
+                const T tp = householder_reflector(n - i - 2, beta, &at(i, std::min(i + 2, n - 1)), lda);
                 store(taup, i, tp);
                 e[i] = std::real(beta);
                 at(i, i + 1) = T(1);
@@ -129,7 +100,7 @@ void gebd2(index_t m, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e, 
             // G(i) annihilates A(i, i+1:n); applied to A(i+1:m, i:n) from the right.
             conj_row(n - i, &at(i, i), lda);
             T alpha = at(i, i);
-            const T tp = reflector(n - i - 1, alpha, &at(i, std::min(i + 1, n - 1)), lda);
+            const T tp = householder_reflector(n - i - 1, alpha, &at(i, std::min(i + 1, n - 1)), lda);
             store(taup, i, tp);
             d[i] = std::real(alpha);
             at(i, i) = T(1);
@@ -139,7 +110,7 @@ void gebd2(index_t m, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e, 
             if (i + 1 < m) {
                 // H(i) annihilates A(i+2:m, i); H(i)^H applied to A(i+1:m, i+1:n) from the left.
                 T beta = at(i + 1, i);
-                const T tq = reflector(m - i - 2, beta, &at(std::min(i + 2, m - 1), i), 1);
+                const T tq = householder_reflector(m - i - 2, beta, &at(std::min(i + 2, m - 1), i), 1);
                 store(tauq, i, tq);
                 e[i] = std::real(beta);
                 at(i + 1, i) = T(1);

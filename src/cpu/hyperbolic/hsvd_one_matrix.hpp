@@ -42,14 +42,6 @@ struct HsvdStatus {
     int sweeps = 0;
 };
 
-template <class T> void fill_nan(index_t rows, index_t cols, T* x, index_t ld) {
-    if (!x) return;
-    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
-    for (index_t j = 0; j < cols; ++j)
-        for (index_t i = 0; i < rows; ++i) {
-            if constexpr (is_cplx<T>::value) x[i + j * ld] = T(q, q); else x[i + j * ld] = q;
-        }
-}
 
 /// x <- ch (x + conj(tw) y),  y <- ch (y + tw x)   (core/hyperbolic_rotation.hpp's pair update)
 /// (In real arithmetic: std::complex products do not vectorise, each checks for NaN.)
@@ -76,13 +68,6 @@ template <class T> void hyperbolic_pair(index_t len, T* x, T* y, real_t<T> ch, T
     }
 }
 
-/// The power of two that brings a largest magnitude maxabs into the range where sums of
-/// squares neither overflow nor underflow (as the SVD's scale_exponent).
-template <class R> int hsvd_scale_exponent(R maxabs) {
-    const int hi = core::precision<R>::scale_exp, lo = core::precision<R>::scale_exp_low;
-    if (maxabs > std::ldexp(R(1), hi) || (maxabs > 0 && maxabs < std::ldexp(R(1), -lo))) return -std::ilogb(maxabs);
-    return 0;
-}
 
 /// Pointwise one-sided J-Jacobi on X (rows x cols, ld rows) whose first `npos` columns have
 /// j = +1, accumulating into V (cols x cols, identity on entry) unless null. With `parallel`
@@ -227,7 +212,7 @@ HsvdStatus hsvd_mixed(index_t m, index_t n, const T* g, index_t ldg, const int* 
     }
     if (!finite) return fail(info_nonfinite);
     if (maxabs == 0) return fail(info_rank_deficient);
-    const int scale_exp = hsvd_scale_exponent(maxabs);
+    const int scale_exp = scale_exponent(maxabs);
     if (scale_exp != 0)
         for (T& x : ws.w) {
             if constexpr (is_cplx<T>::value) x = T(std::ldexp(x.real(), scale_exp), std::ldexp(x.imag(), scale_exp));

@@ -136,7 +136,7 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
             npos[l] = int(p);
             for (index_t c = 0; c < n; ++c)
                 if (jb[c] < 0) ord[p++] = c;
-            const int e = hsvd_scale_exponent(maxabs);
+            const int e = scale_exponent(maxabs);
             if (qr) {
                 R* W = wq.data() + l * m * n;
                 for (index_t q = 0; q < n; ++q)
@@ -265,7 +265,7 @@ HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, inde
         if (want_z) fill_nan(n, n, z, ldz);
         return {info_nonfinite, 0};
     }
-    const int e = hsvd_scale_exponent(maxabs);
+    const int e = scale_exponent(maxabs);
     if (e != 0)
         for (T& x : ws.s) {
             if constexpr (is_cplx<T>::value) x = T(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
@@ -397,7 +397,7 @@ void eigh_lane_group(index_t n, index_t b0, int count, MatrixBatch<const T> a, r
                 alone(b);
                 continue;
             }
-            const int e = hsvd_scale_exponent(maxabs);
+            const int e = scale_exponent(maxabs);
             ws.s.resize(std::size_t(n) * n);
             for (index_t c = 0; c < n; ++c)
                 for (index_t i = c; i < n; ++i) {
