@@ -11,7 +11,7 @@
 #include <omp.h>
 
 #include "core/bidiagonal_values.hpp"
-#include "cpu/batch_errors.hpp"
+#include "cpu/batch_loops.hpp"
 #include "cpu/bidiagonal/bidiagonal_cpu.hpp"
 #include "cpu/bidiagonal/gebrd.hpp"
 
@@ -49,10 +49,6 @@ template <class R> void bidiagonal_values(int n, R* d, R* e, R* s, std::vector<R
 
 using namespace isa_baseline::bidiagonal;
 
-int threads_for(const Options& opts, index_t batch) {
-    const int t = opts.threads > 0 ? opts.threads : omp_get_max_threads();
-    return static_cast<int>(std::max<index_t>(1, std::min<index_t>(t, batch)));
-}
 
 template <class T> bool all_finite(index_t m, index_t n, const T* a, index_t lda) {
     for (index_t j = 0; j < n; ++j)
@@ -63,10 +59,6 @@ template <class T> bool all_finite(index_t m, index_t n, const T* a, index_t lda
     return true;
 }
 
-template <class T> T nan_of() {
-    const real_t<T> q = std::numeric_limits<real_t<T>>::quiet_NaN();
-    if constexpr (is_cplx<T>::value) return T(q, q); else return q;
-}
 
 }  // namespace
 
@@ -91,15 +83,11 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
             info[b] = 0;
             if (k == 0) return;
             if (!all_finite(m, n, A, a.ld)) {
-                const R q = std::numeric_limits<R>::quiet_NaN();
-                for (index_t j = 0; j < n; ++j)
-                    for (index_t i = 0; i < m; ++i) A[i + j * a.ld] = nan_of<T>();
-                for (index_t i = 0; i < k; ++i) {
-                    d[i] = q;
-                    if (e && i + 1 < k) e[i] = q;
-                    if (tq) tq[i] = nan_of<T>();
-                    if (tp) tp[i] = nan_of<T>();
-                }
+                fill_nan(m, n, A, a.ld);
+                fill_nan(k, 1, d, k);
+                if (e) fill_nan(k - 1, 1, e, k);
+                fill_nan(k, 1, tq, k);
+                fill_nan(k, 1, tp, k);
                 info[b] = info_nonfinite;
                 return;
             }

@@ -10,7 +10,7 @@
 
 #include <omp.h>
 
-#include "cpu/batch_errors.hpp"
+#include "cpu/batch_loops.hpp"
 #include "cpu/hyperbolic/bunch_parlett.hpp"
 #include "cpu/hyperbolic/hsvd_one_matrix.hpp"
 #include "cpu/hyperbolic/hyperbolic_cpu.hpp"
@@ -24,10 +24,6 @@ namespace {
 
 using namespace isa_baseline::hyperbolic;
 
-int threads_for(const Options& opts, index_t batch) {
-    const int t = opts.threads > 0 ? opts.threads : omp_get_max_threads();
-    return static_cast<int>(std::max<index_t>(1, std::min<index_t>(t, batch)));
-}
 
 /// Runs one(b, ws, team) for every matrix: a thread each, or, when the matrices are too few
 /// for the threads and large enough (n >= 64, as the SVD's rule), one after another with every

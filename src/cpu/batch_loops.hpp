@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Errors inside the CPU backend's OpenMP loops over a batch: an exception must not leave a
-// parallel region (the program would terminate), so each matrix's work runs under
-// BatchErrors::run, which keeps the first exception, and the caller rethrows it after the
-// region (std::bad_alloc as batchsvd::Error out_of_memory, as gesvd does).
+// The CPU backend's OpenMP loops over a batch (hsvd, eigh_indefinite, gebrd, the bidiagonal
+// route): their thread count, and their errors: an exception must not leave a parallel
+// region (the program would terminate), so each matrix's work runs under BatchErrors::run,
+// which keeps the first exception, and the caller rethrows it after the region
+// (std::bad_alloc as batchsvd::Error out_of_memory, as gesvd does).
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <utility>
@@ -12,6 +16,12 @@
 #include "batchsvd/batchsvd.hpp"
 
 namespace batchsvd::cpu {
+
+/// Threads for `items` pieces of work: Options::threads (0: OpenMP's default), at most one a piece.
+inline int threads_for(const Options& opts, index_t items) {
+    const int t = opts.threads > 0 ? opts.threads : omp_get_max_threads();
+    return static_cast<int>(std::max<index_t>(1, std::min<index_t>(t, items)));
+}
 
 class BatchErrors {
 public:
