@@ -107,6 +107,35 @@ __attribute__((noinline)) void hyperbolic_angles(const R (&a)[L], const R (&b)[L
     }
 }
 
+/// Each lane's c = x_i . x_j, a = |x_i|^2, b = |x_j|^2 of a column pair (rows entries, interleaved).
+template <class R, int L>
+inline void pair_sums(int rows, const R* xi, const R* xj, R (&c)[L], R (&a)[L], R (&b)[L]) {
+    for (int r = 0; r < rows; ++r) {
+        const R* pi = xi + r * L;
+        const R* pj = xj + r * L;
+#pragma omp simd
+        for (int l = 0; l < L; ++l) {
+            c[l] += pi[l] * pj[l];
+            a[l] += pi[l] * pi[l];
+            b[l] += pj[l] * pj[l];
+        }
+    }
+}
+
+/// After a sweep: an active lane that rotated nothing has converged and stops. True when no
+/// lane is active any more.
+template <class R, int L> inline bool end_sweep(const R (&rotated)[L], bool (&active)[L], bool* converged) {
+    bool all_done = true;
+    for (int l = 0; l < L; ++l) {
+        if (active[l] && rotated[l] == 0) {
+            active[l] = false;
+            converged[l] = true;
+        }
+        all_done = all_done && !active[l];
+    }
+    return all_done;
+}
+
 /// The hyperbolic iteration (LaneGroup::npos): as iterate's, with the pair's kind chosen per
 /// lane, a noise-level column checked at each sweep's start, and stopped lanes masked.
 template <class R> void iterate_hyperbolic(const LaneGroup<R>& g) {
@@ -142,16 +171,7 @@ template <class R> void iterate_hyperbolic(const LaneGroup<R>& g) {
             for (int j = i + 1; j < cols; ++j) {
                 R* xj = g.x + j * rows * L;
                 R c[L] = {}, a[L] = {}, b[L] = {};
-                for (int r = 0; r < rows; ++r) {
-                    const R* pi = xi + r * L;
-                    const R* pj = xj + r * L;
-#pragma omp simd
-                    for (int l = 0; l < L; ++l) {
-                        c[l] += pi[l] * pj[l];
-                        a[l] += pi[l] * pi[l];
-                        b[l] += pj[l] * pj[l];
-                    }
-                }
+                pair_sums<R, L>(rows, xi, xj, c, a, b);
                 R cs[L], twt[L], turnt[L], ch[L], twh[L], turnh[L], bad[L];
                 angles<R, L>(a, b, c, g.negligible, g.tol, small, large, cs, twt, turnt);
                 hyperbolic_angles<R, L>(a, b, c, g.negligible, g.tol, large, limit, ch, twh, turnh, bad);
@@ -175,15 +195,7 @@ template <class R> void iterate_hyperbolic(const LaneGroup<R>& g) {
                 for (int l = 0; l < L; ++l) rotated[l] = rotated[l] != 0 || turn[l] != 0 ? R(1) : R(0);
             }
         }
-        bool all_done = true;
-        for (int l = 0; l < L; ++l) {
-            if (active[l] && rotated[l] == 0) {
-                active[l] = false;
-                g.converged[l] = true;
-            }
-            all_done = all_done && !active[l];
-        }
-        if (all_done) break;
+        if (end_sweep<R, L>(rotated, active, g.converged)) break;
     }
 }
 
@@ -209,16 +221,7 @@ template <class R> void iterate(const LaneGroup<R>& g) {
             for (int j = i + 1; j < cols; ++j) {
                 R* xj = g.x + j * rows * L;
                 R c[L] = {}, a[L] = {}, b[L] = {};
-                for (int r = 0; r < rows; ++r) {
-                    const R* pi = xi + r * L;
-                    const R* pj = xj + r * L;
-#pragma omp simd
-                    for (int l = 0; l < L; ++l) {
-                        c[l] += pi[l] * pj[l];
-                        a[l] += pi[l] * pi[l];
-                        b[l] += pj[l] * pj[l];
-                    }
-                }
+                pair_sums<R, L>(rows, xi, xj, c, a, b);
                 R cs[L], tw[L], turn[L];
                 angles<R, L>(a, b, c, g.negligible, g.tol, small, large, cs, tw, turn);
                 R any = 0;
@@ -229,15 +232,7 @@ template <class R> void iterate(const LaneGroup<R>& g) {
                 for (int l = 0; l < L; ++l) rotated[l] = rotated[l] != 0 || turn[l] != 0 ? R(1) : R(0);
             }
         }
-        bool all_done = true;
-        for (int l = 0; l < L; ++l) {
-            if (active[l] && rotated[l] == 0) {
-                active[l] = false;
-                g.converged[l] = true;
-            }
-            all_done = all_done && !active[l];
-        }
-        if (all_done) break;
+        if (end_sweep<R, L>(rotated, active, g.converged)) break;
     }
 }
 
