@@ -67,6 +67,23 @@ HsvdStatus svd_of(index_t m, index_t n, const T* g, index_t ldg, real_t<T>* s, T
     return {info, sweeps};
 }
 
+/// group(b0, count, ws, x, vv) for every group of lane_count consecutive matrices (the last
+/// one shorter), the groups a thread each, x and vv the lanes' interleaved storage.
+template <class T, class Workspace, class Group> void over_lane_groups(index_t batch, const Options& opts, Group&& group) {
+    constexpr index_t L = lane_count<real_t<T>>;
+    const index_t groups = (batch + L - 1) / L;
+    BatchErrors errors;
+#pragma omp parallel num_threads(threads_for(opts, groups))
+    {
+        Workspace ws;
+        std::vector<T> x, vv;
+#pragma omp for schedule(dynamic, 1)
+        for (index_t q = 0; q < groups; ++q)
+            errors.run([&] { group(q * L, int(std::min(L, batch - q * L)), ws, x, vv); });
+    }
+    errors.rethrow();
+}
+
 /// hsvd on small real matrices, lane_count at a time, one a SIMD lane (cpu/lanes/): orders
 /// from 2 to 64; matrices of more than 64 rows are reduced to R by Householder QR first (as
 /// hsvd_mixed does for m >= 2n), a lane each. Against the per-matrix iteration on the 2-core
@@ -344,20 +361,11 @@ void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Signature
         if (opts.sweeps) opts.sweeps[b] = st.sweeps;
     };
     if (hsvd_lanes_suit<T>(m, n)) {
-        constexpr index_t L = lane_count<real_t<T>>;
-        const index_t groups = (batch + L - 1) / L;
-        BatchErrors errors;
-#pragma omp parallel num_threads(threads_for(opts, groups))
-        {
-            HsvdWorkspace<T> ws;
-            std::vector<T> x, vv;
-#pragma omp for schedule(dynamic, 1)
-            for (index_t q = 0; q < groups; ++q) errors.run([&] {
-                hsvd_lane_group<T>(m, n, q * L, int(std::min(L, batch - q * L)), g, j, s, s_stride, j_out, j_out_stride,
-                                   u, v, info, opts, x, vv, [&](index_t b) { one(b, ws, 1); });
-            });
-        }
-        errors.rethrow();
+        over_lane_groups<T, HsvdWorkspace<T>>(batch, opts, [&](index_t b0, int count, HsvdWorkspace<T>& ws,
+                                                               std::vector<T>& x, std::vector<T>& vv) {
+            hsvd_lane_group<T>(m, n, b0, count, g, j, s, s_stride, j_out, j_out_stride, u, v, info, opts, x, vv,
+                               [&](index_t b) { one(b, ws, 1); });
+        });
         return;
     }
     over_batch<HsvdWorkspace<T>>(batch, n, opts, one);
@@ -466,20 +474,10 @@ void eigh_indefinite(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>
         if (opts.sweeps) opts.sweeps[b] = st.sweeps;
     };
     if (hsvd_lanes_suit<T>(n, n)) {
-        constexpr index_t L = lane_count<real_t<T>>;
-        const index_t groups = (batch + L - 1) / L;
-        BatchErrors errors;
-#pragma omp parallel num_threads(threads_for(opts, groups))
-        {
-            EighWorkspace<T> ws;
-            std::vector<T> x, vv;
-#pragma omp for schedule(dynamic, 1)
-            for (index_t q = 0; q < groups; ++q) errors.run([&] {
-                eigh_lane_group<T>(n, q * L, int(std::min(L, batch - q * L)), a, w, w_stride, z, info, opts, ws, x, vv,
-                                   [&](index_t b) { one(b, ws, 1); });
-            });
-        }
-        errors.rethrow();
+        over_lane_groups<T, EighWorkspace<T>>(batch, opts, [&](index_t b0, int count, EighWorkspace<T>& ws,
+                                                               std::vector<T>& x, std::vector<T>& vv) {
+            eigh_lane_group<T>(n, b0, count, a, w, w_stride, z, info, opts, ws, x, vv, [&](index_t b) { one(b, ws, 1); });
+        });
         return;
     }
     over_batch<EighWorkspace<T>>(batch, n, opts, one);
