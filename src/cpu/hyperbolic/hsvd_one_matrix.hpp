@@ -176,6 +176,16 @@ HsvdStatus jacobi_hyperbolic(index_t rows, index_t cols, index_t npos, T* X, T* 
     return st;
 }
 
+/// perm: the columns by descending sigma within each sign (the first npos, then the rest;
+/// stable), the order of S, U and V's columns.
+template <class R> void sign_sorted_order(index_t npos, const std::vector<R>& sigma, std::vector<index_t>& perm) {
+    perm.resize(sigma.size());
+    std::iota(perm.begin(), perm.end(), index_t(0));
+    auto before = [&](index_t a, index_t b) { return sigma[a] > sigma[b]; };
+    std::stable_sort(perm.begin(), perm.begin() + npos, before);
+    std::stable_sort(perm.begin() + npos, perm.end(), before);
+}
+
 /// HSVD of one m x n matrix (m >= n) whose signature has both signs. s, j_out: n entries;
 /// u (m x n), v (n x n) may be null. parallel > 1: the threads share each step's pairs.
 template <class T>
@@ -248,11 +258,7 @@ HsvdStatus hsvd_mixed(index_t m, index_t n, const T* g, index_t ldg, const int* 
     // S from the norms, sorted in descending order within each sign (stable).
     ws.sigma.resize(n);
     for (index_t j = 0; j < n; ++j) ws.sigma[j] = std::sqrt(norm_sq(rows, X + j * rows));
-    ws.perm.resize(n);
-    std::iota(ws.perm.begin(), ws.perm.end(), index_t(0));
-    auto before = [&](index_t a, index_t b) { return ws.sigma[a] > ws.sigma[b]; };
-    std::stable_sort(ws.perm.begin(), ws.perm.begin() + npos, before);
-    std::stable_sort(ws.perm.begin() + npos, ws.perm.end(), before);
+    sign_sorted_order(npos, ws.sigma, ws.perm);
     for (index_t r = 0; r < n; ++r) s[r] = std::ldexp(ws.sigma[ws.perm[r]], -scale_exp);
     if (opt.compute_u) {
         ws.left.assign(std::size_t(m) * n, T(0));

@@ -212,10 +212,7 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
                 }
                 sigma[c] = std::sqrt(acc);
             }
-            std::iota(perm.begin(), perm.end(), index_t(0));
-            auto before = [&](index_t p1, index_t p2) { return sigma[p1] > sigma[p2]; };
-            std::stable_sort(perm.begin(), perm.begin() + npos[l], before);
-            std::stable_sort(perm.begin() + npos[l], perm.end(), before);
+            sign_sorted_order(npos[l], sigma, perm);
             for (index_t r = 0; r < n; ++r) sb[r] = std::ldexp(sigma[perm[r]], -scale[l]);
             if (ub && !qr)
                 for (index_t r = 0; r < n; ++r) {
@@ -239,6 +236,19 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
             info[b] = converged[l] ? 0 : sweeps[l];
         }
     }
+}
+
+/// The eigenvalues lambda (n) in ascending order to w (stable), and when z is set their
+/// eigenvectors, the columns of U (n x n, ld n), to z.
+template <class T>
+void write_ascending(index_t n, const real_t<T>* lambda, const T* U, real_t<T>* w, T* z, index_t ldz,
+                     std::vector<index_t>& perm) {
+    perm.resize(n);
+    std::iota(perm.begin(), perm.end(), index_t(0));
+    std::stable_sort(perm.begin(), perm.end(), [&](index_t x, index_t y) { return lambda[x] < lambda[y]; });
+    for (index_t i = 0; i < n; ++i) w[i] = lambda[perm[i]];
+    if (z)
+        for (index_t i = 0; i < n; ++i) std::copy_n(U + perm[i] * n, n, z + i * ldz);
 }
 
 template <class T> struct EighWorkspace {
@@ -325,12 +335,7 @@ HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, inde
         for (index_t c = 0; c < n - r; ++c) extra[r + c + c * n] = T(1);
         if (r > 0) apply_q(n, r, ws.z.data(), n, ws.tau.data(), n - r, extra, n);
     }
-    ws.perm.resize(n);
-    std::iota(ws.perm.begin(), ws.perm.end(), index_t(0));
-    std::stable_sort(ws.perm.begin(), ws.perm.end(), [&](index_t x, index_t y) { return ws.lambda[x] < ws.lambda[y]; });
-    for (index_t i = 0; i < n; ++i) w[i] = ws.lambda[ws.perm[i]];
-    if (want_z)
-        for (index_t i = 0; i < n; ++i) std::copy_n(ws.u.data() + ws.perm[i] * n, n, z + i * ldz);
+    write_ascending(n, ws.lambda.data(), ws.u.data(), w, z, ldz, ws.perm);
     return st;
 }
 
@@ -453,11 +458,7 @@ void eigh_lane_group(index_t n, index_t b0, int count, MatrixBatch<const T> a, r
                 const R sv = sig[q * n + i];
                 lam[i] = std::ldexp(R(jout[q * n + i]) * sv * sv, -scale[q]);
             }
-            std::iota(perm.begin(), perm.end(), index_t(0));
-            std::stable_sort(perm.begin(), perm.end(), [&](index_t p1, index_t p2) { return lam[p1] < lam[p2]; });
-            for (index_t i = 0; i < n; ++i) wb[i] = lam[perm[i]];
-            if (zb)
-                for (index_t i = 0; i < n; ++i) std::copy_n(ubuf.data() + q * n * n + perm[i] * n, n, zb + i * z.ld);
+            write_ascending(n, lam.data(), ubuf.data() + q * n * n, wb, zb, z.ld, perm);
         }
     }
 }
