@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "argument_checks.hpp"
 #include "batchsvd/batchsvd.hpp"
 #include "cpu/bidiagonal/bidiagonal_cpu.hpp"
 #include "cpu/svd_cpu.hpp"
@@ -15,25 +16,17 @@
 namespace batchsvd {
 namespace {
 
-[[noreturn]] void invalid(const std::string& what) {
-    throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: " + what);
-}
+constexpr detail::ArgumentChecks gesvd_checks{"gesvd"};
 
-std::string str(index_t x) { return std::to_string(x); }
+[[noreturn]] void invalid(const std::string& what) { gesvd_checks.invalid(what); }
+
+using detail::str;
 
 /// Checks one strided operand of `rows` x `cols` per matrix.
 template <class P>
 void check_operand(const char* name, const P* data, index_t ld, index_t stride, index_t rows,
                    index_t cols, index_t batch) {
-    if (rows == 0 || cols == 0) return;
-    if (!data) invalid(std::string(name) + " is null");
-    if (ld < std::max<index_t>(1, rows))
-        invalid(std::string("leading dimension of ") + name + " is " + str(ld) + ", must be >= " +
-                str(std::max<index_t>(1, rows)));
-    const index_t extent = ld * (cols - 1) + rows;
-    if (batch > 1 && stride < extent)
-        invalid(std::string("stride of ") + name + " is " + str(stride) +
-                ", smaller than one matrix (" + str(extent) + " elements): matrices would overlap");
+    gesvd_checks.operand(name, data, ld, stride, rows, cols, batch);
 }
 
 /// The options every entry point checks.

@@ -6,56 +6,22 @@
 #include <string>
 
 #include "batchsvd/hyperbolic.hpp"
+#include "argument_checks.hpp"
 #include "cpu/hyperbolic/hyperbolic_cpu.hpp"
-#if BATCHSVD_WITH_CUDA
-#include "cuda/svd_cuda.hpp"
-#endif
 
 namespace batchsvd {
 namespace {
 
-std::string str(index_t x) { return std::to_string(x); }
+using detail::str;
 
-/// Validation errors name the function.
-struct Checker {
-    const char* fn;
-    [[noreturn]] void invalid(const std::string& what) const {
-        throw Error(ErrorCode::invalid_argument, std::string("batchsvd::") + fn + ": " + what);
-    }
-    template <class P>
-    void operand(const char* name, const P* data, index_t ld, index_t stride, index_t rows, index_t cols,
-                 index_t batch) const {
-        if (rows == 0 || cols == 0) return;
-        if (!data) invalid(std::string(name) + " is null");
-        if (ld < std::max<index_t>(1, rows))
-            invalid(std::string("leading dimension of ") + name + " is " + str(ld) + ", must be >= " +
-                    str(std::max<index_t>(1, rows)));
-        const index_t extent = ld * (cols - 1) + rows;
-        if (batch > 1 && stride < extent)
-            invalid(std::string("stride of ") + name + " is " + str(stride) + ", smaller than one matrix (" +
-                    str(extent) + " elements): matrices would overlap");
-    }
+/// The shared checks, and the options these functions take.
+struct Checker : detail::ArgumentChecks {
     void options(const Options& opts) const {
         if (!(opts.tol_factor > 0) || !std::isfinite(opts.tol_factor))
             invalid("tol_factor must be a positive finite number");
         if (opts.max_sweeps < 1) invalid("max_sweeps must be >= 1");
         if (opts.threads < 0) invalid("threads must be >= 0 (0: OpenMP's default)");
         if (!opts.devices.empty()) invalid("devices is not supported: this function runs on the CPU backend");
-    }
-    /// The CPU backend only, and host memory.
-    void host_only(std::initializer_list<const void*> ptrs, const Options& opts) const {
-        if (opts.backend == Backend::cuda)
-            throw Error(ErrorCode::backend_unavailable,
-                        std::string("batchsvd::") + fn + ": runs on the CPU backend only in this version");
-#if BATCHSVD_WITH_CUDA
-        for (const void* p : ptrs)
-            if (p && cuda::is_device_pointer(p))
-                throw Error(ErrorCode::backend_unavailable,
-                            std::string("batchsvd::") + fn +
-                                ": runs on the CPU backend only in this version: pass host memory, not device pointers");
-#else
-        (void)ptrs;
-#endif
     }
 };
 
@@ -65,7 +31,7 @@ template <class T>
 void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
           index_t s_stride, int* j_out, index_t j_out_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
           const Options& opts) {
-    const Checker c{"hsvd"};
+    const Checker c{{"hsvd"}};
     if (m < 0 || n < 0 || batch < 0)
         c.invalid("negative size (m=" + str(m) + ", n=" + str(n) + ", batch=" + str(batch) + ")");
     if (m < n) c.invalid("G must have at least as many rows as columns (m=" + str(m) + ", n=" + str(n) + ")");
@@ -100,7 +66,7 @@ void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Signature
 template <class T>
 void eigh_indefinite(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w, index_t w_stride,
                      MatrixBatch<T> z, int* info, const Options& opts) {
-    const Checker c{"eigh_indefinite"};
+    const Checker c{{"eigh_indefinite"}};
     if (n < 0 || batch < 0) c.invalid("negative size (n=" + str(n) + ", batch=" + str(batch) + ")");
     c.options(opts);
     if (batch == 0) return;
