@@ -176,6 +176,17 @@ HsvdStatus jacobi_hyperbolic(index_t rows, index_t cols, index_t npos, T* X, T* 
     return st;
 }
 
+/// order: the columns with j = +1, then those with j = -1, each in their input order (J
+/// partitioned); returns the count of the first.
+inline index_t signature_order(index_t n, const int* jsig, index_t* order) {
+    index_t npos = 0;
+    for (index_t j = 0; j < n; ++j)
+        if (jsig[j] > 0) order[npos++] = j;
+    for (index_t j = 0, q = npos; j < n; ++j)
+        if (jsig[j] < 0) order[q++] = j;
+    return npos;
+}
+
 /// perm: the columns by descending sigma within each sign (the first npos, then the rest;
 /// stable), the order of S, U and V's columns.
 template <class R> void sign_sorted_order(index_t npos, const std::vector<R>& sigma, std::vector<index_t>& perm) {
@@ -194,11 +205,7 @@ HsvdStatus hsvd_mixed(index_t m, index_t n, const T* g, index_t ldg, const int* 
     using R = real_t<T>;
     // Working column order: the +1 columns, then the -1 columns, each in their input order.
     ws.order.resize(n);
-    index_t npos = 0;
-    for (index_t j = 0; j < n; ++j)
-        if (jsig[j] > 0) ws.order[npos++] = j;
-    for (index_t j = 0, q = npos; j < n; ++j)
-        if (jsig[j] < 0) ws.order[q++] = j;
+    const index_t npos = signature_order(n, jsig, ws.order.data());
     if (j_out)
         for (index_t j = 0; j < n; ++j) j_out[j] = j < npos ? 1 : -1;
     auto fail = [&](int info) {

@@ -143,12 +143,7 @@ void hsvd_lane_group(index_t m, index_t n, index_t b0, int count, MatrixBatch<co
                 continue;
             }
             index_t* ord = order.data() + l * n;
-            index_t p = 0;
-            for (index_t c = 0; c < n; ++c)
-                if (jb[c] > 0) ord[p++] = c;
-            npos[l] = int(p);
-            for (index_t c = 0; c < n; ++c)
-                if (jb[c] < 0) ord[p++] = c;
+            npos[l] = int(signature_order(n, jb, ord));
             const int e = scale_exponent(maxabs);
             if (qr) {
                 R* W = wq.data() + l * m * n;
@@ -259,16 +254,14 @@ template <class T> struct EighWorkspace {
     std::vector<index_t> perm;
 };
 
-/// Eigenvalues (ascending) and, when z is set, eigenvectors of one Hermitian matrix (lower
-/// triangle of a).
+/// S (n x n, both triangles) <- the Hermitian matrix whose lower triangle is a's (the diagonal's
+/// imaginary part dropped), scaled by 2^e (e = scale_exponent of its largest magnitude,
+/// maxabs). False, S unfinished, when an entry read is NaN or Inf.
 template <class T>
-HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, index_t ldz, const Options& opts,
-                    EighWorkspace<T>& ws, int team) {
+bool load_hermitian(index_t n, const T* a, index_t lda, std::vector<T>& S, real_t<T>& maxabs, int& e) {
     using R = real_t<T>;
-    const bool want_z = z != nullptr;
-    ws.s.resize(std::size_t(n) * n);
-    T* S = ws.s.data();
-    R maxabs = 0;
+    S.resize(std::size_t(n) * n);
+    maxabs = 0;
     bool finite = true;
     for (index_t c = 0; c < n; ++c) {
         const R d = std::real(a[c + c * lda]);
@@ -283,17 +276,31 @@ HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, inde
             S[c + i * n] = core::conj_of(x);
         }
     }
-    if (!finite) {
+    if (!finite) return false;
+    e = scale_exponent(maxabs);
+    if (e != 0)
+        for (T& x : S) {
+            if constexpr (is_cplx<T>::value) x = T(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
+            else x = std::ldexp(x, e);
+        }
+    return true;
+}
+
+/// Eigenvalues (ascending) and, when z is set, eigenvectors of one Hermitian matrix (lower
+/// triangle of a).
+template <class T>
+HsvdStatus eigh_one(index_t n, const T* a, index_t lda, real_t<T>* w, T* z, index_t ldz, const Options& opts,
+                    EighWorkspace<T>& ws, int team) {
+    using R = real_t<T>;
+    const bool want_z = z != nullptr;
+    R maxabs = 0;
+    int e = 0;
+    if (!load_hermitian(n, a, lda, ws.s, maxabs, e)) {
         for (index_t i = 0; i < n; ++i) w[i] = std::numeric_limits<R>::quiet_NaN();
         if (want_z) fill_nan(n, n, z, ldz);
         return {info_nonfinite, 0};
     }
-    const int e = scale_exponent(maxabs);
-    if (e != 0)
-        for (T& x : ws.s) {
-            if constexpr (is_cplx<T>::value) x = T(std::ldexp(x.real(), e), std::ldexp(x.imag(), e));
-            else x = std::ldexp(x, e);
-        }
+    T* S = ws.s.data();
     ws.g.resize(std::size_t(n) * n);
     ws.j.resize(n);
     const index_t r = maxabs == 0 ? 0 : bunch_parlett(n, S, ws.g.data(), ws.j.data());
@@ -394,25 +401,12 @@ void eigh_lane_group(index_t n, index_t b0, int count, MatrixBatch<const T> a, r
         int count_in = 0;
         for (int l = 0; l < count; ++l) {
             const index_t b = b0 + l;
-            const R* ab = a.data + b * a.stride;
             R maxabs = 0;
-            bool finite = true;
-            for (index_t c = 0; c < n; ++c)
-                for (index_t i = c; i < n; ++i) {
-                    finite = finite && std::isfinite(ab[i + c * a.ld]);
-                    maxabs = std::max(maxabs, std::fabs(ab[i + c * a.ld]));
-                }
-            if (!finite || maxabs == 0) {
+            int e = 0;
+            if (!load_hermitian(n, a.data + b * a.stride, a.ld, ws.s, maxabs, e) || maxabs == 0) {
                 alone(b);
                 continue;
             }
-            const int e = scale_exponent(maxabs);
-            ws.s.resize(std::size_t(n) * n);
-            for (index_t c = 0; c < n; ++c)
-                for (index_t i = c; i < n; ++i) {
-                    const R y = e ? std::ldexp(ab[i + c * a.ld], e) : ab[i + c * a.ld];
-                    ws.s[i + c * n] = ws.s[c + i * n] = y;
-                }
             R* G = gbuf.data() + count_in * n * n;
             int* J = jbuf.data() + count_in * n;
             const index_t r = bunch_parlett(n, ws.s.data(), G, J);
