@@ -62,87 +62,71 @@ template <class T> bool all_finite(index_t m, index_t n, const T* a, index_t lda
 
 }  // namespace
 
-template <class T>
-void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
-           const Options& opts) {
-    using R = real_t<T>;
-    const index_t k = std::min(m, n);
-    const int threads = threads_for(opts, batch);
-    BatchErrors errors;
-#pragma omp parallel num_threads(threads)
-    {
-        std::vector<T> w;
-#pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) errors.run([&] {
-            w.resize(std::max<index_t>(std::max(m, n), 1));
-            T* A = a.data + b * a.stride;
-            R* d = out.d + b * out.stride;
-            R* e = out.e ? out.e + b * out.stride : nullptr;
-            T* tq = out.tauq ? out.tauq + b * out.stride : nullptr;
-            T* tp = out.taup ? out.taup + b * out.stride : nullptr;
-            info[b] = 0;
-            if (k == 0) return;
-            if (!all_finite(m, n, A, a.ld)) {
-                fill_nan(m, n, A, a.ld);
-                fill_nan(k, 1, d, k);
-                if (e) fill_nan(k - 1, 1, e, k);
-                fill_nan(k, 1, tq, k);
-                fill_nan(k, 1, tp, k);
-                info[b] = info_nonfinite;
-                return;
-            }
-            std::vector<R> e_local;  // (e may be null only for k = 1)
-            if (!e) e_local.resize(std::max<index_t>(k, 1));
-            gebd2(m, n, A, a.ld, d, e ? e : e_local.data(), tq, tp, w.data());
-        });
-    }
-    errors.rethrow();
-}
-
-template <class T>
-void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
-                        index_t s_stride, int* info, const Options& opts) {
-    using R = real_t<T>;
-    const index_t k = std::min(m, n);
-    const int threads = threads_for(opts, batch);
-    BatchErrors errors;
-#pragma omp parallel num_threads(threads)
-    {
-        std::vector<T> work, w;
-        std::vector<R> d, e, lwork;
-#pragma omp for schedule(dynamic, 1)
-        for (index_t b = 0; b < batch; ++b) errors.run([&] {
-            work.resize(std::size_t(std::max<index_t>(m * n, 1)));
-            w.resize(std::max<index_t>(std::max(m, n), 1));
-            d.resize(std::max<index_t>(k, 1));
-            e.resize(std::max<index_t>(k, 1));
-            const T* A = a.data + b * a.stride;
-            R* sb = s + b * s_stride;
-            info[b] = 0;
-            if (opts.sweeps) opts.sweeps[b] = 0;
-            if (k == 0) return;
-            if (!all_finite(m, n, A, a.ld)) {
-                for (index_t i = 0; i < k; ++i) sb[i] = std::numeric_limits<R>::quiet_NaN();
-                info[b] = info_nonfinite;
-                return;
-            }
-            // A wide matrix is reduced as its conjugate transpose (same values, upper bidiagonal).
-            const bool wide = m < n;
-            const index_t M = wide ? n : m, N = wide ? m : n;
-            for (index_t j = 0; j < n; ++j)
-                for (index_t i = 0; i < m; ++i) {
-                    if (wide) work[j + i * M] = core::conj_of(A[i + j * a.ld]);
-                    else work[i + j * M] = A[i + j * a.ld];
-                }
-            gebd2(M, N, work.data(), M, d.data(), e.data(), static_cast<T*>(nullptr), static_cast<T*>(nullptr),
-                  w.data());
-            bidiagonal_values<R>(static_cast<int>(N), d.data(), e.data(), sb, lwork);
-        });
-    }
-    errors.rethrow();
-}
-
 namespace {
+
+template <class T> struct BrdWorkspace {
+    std::vector<T> work, w;
+    std::vector<real_t<T>> d, e, lwork;
+};
+
+/// gebrd of one matrix in place; returns its info.
+template <class T>
+int gebrd_one(index_t m, index_t n, T* A, index_t lda, real_t<T>* d, real_t<T>* e, T* tq, T* tp, BrdWorkspace<T>& ws) {
+    const index_t k = std::min(m, n);
+    if (k == 0) return 0;
+    if (!all_finite(m, n, A, lda)) {
+        fill_nan(m, n, A, lda);
+        fill_nan(k, 1, d, k);
+        if (e) fill_nan(k - 1, 1, e, k);
+        fill_nan(k, 1, tq, k);
+        fill_nan(k, 1, tp, k);
+        return info_nonfinite;
+    }
+    ws.w.resize(std::max<index_t>(std::max(m, n), 1));
+    if (!e) ws.e.resize(std::max<index_t>(k, 1));  // (e may be null only for k = 1)
+    gebd2(m, n, A, lda, d, e ? e : ws.e.data(), tq, tp, ws.w.data());
+    return 0;
+}
+
+/// Singular values (descending) of one matrix by gebrd and its bidiagonal's values; returns its info.
+template <class T>
+int svdvals_one(index_t m, index_t n, const T* A, index_t lda, real_t<T>* s, BrdWorkspace<T>& ws) {
+    using R = real_t<T>;
+    const index_t k = std::min(m, n);
+    if (k == 0) return 0;
+    if (!all_finite(m, n, A, lda)) {
+        for (index_t i = 0; i < k; ++i) s[i] = std::numeric_limits<R>::quiet_NaN();
+        return info_nonfinite;
+    }
+    // A wide matrix is reduced as its conjugate transpose (same values, upper bidiagonal).
+    const bool wide = m < n;
+    const index_t M = wide ? n : m, N = wide ? m : n;
+    ws.work.resize(std::size_t(m * n));
+    ws.w.resize(M);
+    ws.d.resize(N);
+    ws.e.resize(N);
+    for (index_t j = 0; j < n; ++j)
+        for (index_t i = 0; i < m; ++i) {
+            if (wide) ws.work[j + i * M] = core::conj_of(A[i + j * lda]);
+            else ws.work[i + j * M] = A[i + j * lda];
+        }
+    gebd2(M, N, ws.work.data(), M, ws.d.data(), ws.e.data(), static_cast<T*>(nullptr), static_cast<T*>(nullptr),
+          ws.w.data());
+    bidiagonal_values<R>(static_cast<int>(N), ws.d.data(), ws.e.data(), s, ws.lwork);
+    return 0;
+}
+
+/// job(i, ws) for i < count, a thread each (dynamic schedule), errors kept and rethrown.
+template <class T, class Job> void over_items(index_t count, const Options& opts, Job&& job) {
+    BatchErrors errors;
+#pragma omp parallel num_threads(threads_for(opts, count))
+    {
+        BrdWorkspace<T> ws;
+#pragma omp for schedule(dynamic, 1)
+        for (index_t i = 0; i < count; ++i) errors.run([&] { job(i, ws); });
+    }
+    errors.rethrow();
+}
 
 /// Matrix indices by descending cost m n min(m, n) (dynamic scheduling takes the largest first).
 std::vector<index_t> largest_first(index_t count, const index_t* which, const index_t* m, const index_t* n) {
@@ -155,21 +139,33 @@ std::vector<index_t> largest_first(index_t count, const index_t* which, const in
 }  // namespace
 
 template <class T>
+void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
+           const Options& opts) {
+    over_items<T>(batch, opts, [&](index_t b, BrdWorkspace<T>& ws) {
+        const std::size_t o = std::size_t(b * out.stride);
+        info[b] = gebrd_one(m, n, a.data + b * a.stride, a.ld, out.d + o, out.e ? out.e + o : nullptr,
+                            out.tauq ? out.tauq + o : nullptr, out.taup ? out.taup + o : nullptr, ws);
+    });
+}
+
+template <class T>
+void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                        index_t s_stride, int* info, const Options& opts) {
+    over_items<T>(batch, opts, [&](index_t b, BrdWorkspace<T>& ws) {
+        info[b] = svdvals_one(m, n, a.data + b * a.stride, a.ld, s + b * s_stride, ws);
+        if (opts.sweeps) opts.sweeps[b] = 0;
+    });
+}
+
+template <class T>
 void svdvals_bidiagonal_list(index_t count, const index_t* which, const index_t* m, const index_t* n,
                              MatrixList<const T> a, real_t<T>* const* s, int* info, const Options& opts) {
     const std::vector<index_t> order = largest_first(count, which, m, n);
-    Options one = opts;
-    one.threads = 1;
-    BatchErrors errors;
-#pragma omp parallel for num_threads(threads_for(opts, count)) schedule(dynamic, 1)
-    for (index_t i = 0; i < count; ++i) errors.run([&] {
+    over_items<T>(count, opts, [&](index_t i, BrdWorkspace<T>& ws) {
         const index_t b = order[std::size_t(i)];
-        Options mine = one;
-        mine.sweeps = opts.sweeps ? opts.sweeps + b : nullptr;
-        svdvals_bidiagonal<T>(m[b], n[b], 1, MatrixBatch<const T>{a.data[b], a.ld[b], 0}, s[b], std::min(m[b], n[b]),
-                              info + b, mine);
+        info[b] = svdvals_one(m[b], n[b], a.data[b], a.ld[b], s[b], ws);
+        if (opts.sweeps) opts.sweeps[b] = 0;
     });
-    errors.rethrow();
 }
 
 template <class T>
@@ -178,19 +174,11 @@ void gebrd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     std::vector<index_t> all(static_cast<std::size_t>(batch));
     std::iota(all.begin(), all.end(), index_t(0));
     const std::vector<index_t> order = largest_first(batch, all.data(), m, n);
-    Options one = opts;
-    one.threads = 1;
-    BatchErrors errors;
-#pragma omp parallel for num_threads(threads_for(opts, batch)) schedule(dynamic, 1)
-    for (index_t i = 0; i < batch; ++i) errors.run([&] {
+    over_items<T>(batch, opts, [&](index_t i, BrdWorkspace<T>& ws) {
         const index_t b = order[std::size_t(i)];
-        const index_t k = std::min(m[b], n[b]);
-        cpu::gebrd<T>(m[b], n[b], 1, MatrixBatch<T>{a.data[b], a.ld[b], 0},
-                 BidiagonalBatch<T>{out.d[b], out.e ? out.e[b] : nullptr, out.tauq ? out.tauq[b] : nullptr,
-                                    out.taup ? out.taup[b] : nullptr, std::max<index_t>(k, 1)},
-                 info + b, one);
+        info[b] = gebrd_one(m[b], n[b], a.data[b], a.ld[b], out.d[b], out.e ? out.e[b] : nullptr,
+                            out.tauq ? out.tauq[b] : nullptr, out.taup ? out.taup[b] : nullptr, ws);
     });
-    errors.rethrow();
 }
 
 #define BATCHSVD_INSTANTIATE_(T)                                                                               \
