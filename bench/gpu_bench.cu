@@ -30,10 +30,11 @@
 //   fused square of each precision, in the fused kernel.
 //   --cpu-baseline: also LAPACK ?gesvd and ?gesvj (real types) in an OpenMP loop on all the
 //   host's cores (lapack_loop.hpp), over about a second's worth of matrices, scaled to the batch.
-//   --group quick|small|square|square_1000|tall|wide|large|tiny: the benchmark suite's case lists
+//   --group quick|small|square|square_1000|tall|wide|large|tiny|scan: the benchmark suite's case lists
 //   (square_1000 is the square group's order 1000, on its own: ~8 minutes on an H100 with
 //   --cpu-baseline; quick is the
-//   default and the README table's); --cap S: a peer whose warm-up call takes over S seconds
+//   default and the README table's; scan: time against order, every order, in three parts
+//   scan_square, scan_large, scan_rect, run with --no-peers); --cap S: a peer whose warm-up call takes over S seconds
 //   (default 30) is skipped and named in the CSV's skipped_over_cap column, which also names
 //   a peer that failed ("gesvda(failed)") or could not size its workspace.
 //   --print-cases: print the case list (of --group or --cases) and exit, no GPU needed.
@@ -42,6 +43,7 @@
 //   library chooses and streamed in 8 chunks.
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
+//   --errors-on K: measure batchsvd's errors on at most K matrices a case (the scan: 20).
 //   --tol-factor K: batchsvd's Options::tol_factor (default 30; name it in --label), for
 //   measuring what the convergence threshold costs in sweeps and gives in accuracy.
 //   --concurrent K: batchsvd's time is that of K calls on K slices of the batch, each from a
@@ -274,6 +276,9 @@ double median(std::vector<double> v) {
 double g_cap_seconds = 30;
 /// batchsvd's Options::tol_factor in every case (--tol-factor).
 double g_tol_factor = batchsvd::Options{}.tol_factor;
+/// --errors-on K: batchsvd's errors measured on at most K matrices of a case (0: the default
+/// counts: 500 for n <= 32, 50 to 128, 8 beyond).
+index_t g_errors_on = 0;
 /// batchsvd's calls per case, on slices of the batch, concurrently (--concurrent).
 int g_concurrent = 1;
 /// Set by time_median when it skipped its run for the cap.
@@ -509,7 +514,9 @@ template <class T> Row run_case(const Env& env, index_t m, index_t n, index_t ba
     CK(cudaEventDestroy(start));
     {  // errors of the last timed run on its first matrices
         CK(cudaStreamSynchronize(s));
-        row.measured = measure_count(m, n, std::min<index_t>(batch, n <= 32 ? 500 : n <= 128 ? 50 : 8));
+        index_t want = n <= 32 ? 500 : n <= 128 ? 50 : 8;
+        if (g_errors_on > 0) want = std::min(want, g_errors_on);
+        row.measured = measure_count(m, n, std::min<index_t>(batch, want));
         std::vector<T> a(std::size_t(m) * n * row.measured), u(std::size_t(m) * k * row.measured),
             v(std::size_t(n) * k * row.measured);
         std::vector<R> sv(std::size_t(k) * row.measured);
@@ -918,6 +925,28 @@ std::string group_cases(const std::string& g) {
         add("f32:1:4096:4096");
         for (const char* p : {"c64", "c128"})
             for (index_t n : {1024, 2048}) add(std::string(p) + ":1:" + num(n) + ":" + num(n));
+    } else if (g == "scan" || g == "scan_square" || g == "scan_large" || g == "scan_rect") {
+        // Time against order, every order (no peers): square 2-64 at batch 10000; 64-512 every 8
+        // and every 32k +- 1 at batch 1000; tall m = 2n and 4n and wide n = 2m for n <= 64 at
+        // batch 10000. float64 and float32 at every order, complex at every 4th (and, past 64,
+        // at every 32nd). scan_square, scan_large and scan_rect are its three parts.
+        const bool all = g == "scan";
+        auto each = [&](index_t n, index_t step, const std::string& tail) {
+            for (const char* p : {"f64", "f32"}) add(std::string(p) + tail);
+            if (n % step == 0)
+                for (const char* p : {"c64", "c128"}) add(std::string(p) + tail);
+        };
+        if (all || g == "scan_square")
+            for (index_t n = 2; n <= 64; ++n) each(n, 4, ":10000:" + num(n) + ":" + num(n));
+        if (all || g == "scan_large")
+            for (index_t n = 65; n <= 512; ++n)
+                if (n % 8 == 0 || n % 32 == 1 || n % 32 == 31) each(n, 32, ":1000:" + num(n) + ":" + num(n));
+        if (all || g == "scan_rect")
+            for (index_t n = 2; n <= 64; ++n) {
+                each(n, 4, ":10000:" + num(2 * n) + ":" + num(n));
+                each(n, 4, ":10000:" + num(4 * n) + ":" + num(n));
+                each(n, 4, ":10000:" + num(n) + ":" + num(2 * n));
+            }
     } else if (g == "tiny") {
         c = "f32:1000000:2:2,f64:1000000:2:2,f32:1000000:3:3,f64:1000000:3:3,f32:1000000:3:2,"
             "f32:1000000:4:4,f64:1000000:4:4,f32:1000000:8:8,f64:1000000:8:8";
@@ -945,12 +974,14 @@ int main(int argc, char** argv) {
         else if (a == "--host-memory") host_memory = true;
         else if (a == "--cap") g_cap_seconds = std::atof(next().c_str());
         else if (a == "--tol-factor") g_tol_factor = std::atof(next().c_str());
+        else if (a == "--errors-on") g_errors_on = std::max<index_t>(0, std::atoll(next().c_str()));
         else if (a == "--concurrent") g_concurrent = std::max(1, std::atoi(next().c_str()));
         else if (a == "--group") {
             const std::string g = next();
             cases = group_cases(g);
             if (cases.empty()) {
-                std::cerr << "unknown group " << g << " (quick, small, square, square_1000, tall, wide, large, tiny)\n";
+                std::cerr << "unknown group " << g << " (quick, small, square, square_1000, tall, wide, large, tiny,"
+                             " scan, scan_square, scan_large, scan_rect)\n";
                 return 1;
             }
         }
@@ -959,7 +990,7 @@ int main(int argc, char** argv) {
             std::cerr << "usage: " << argv[0]
                       << " [--cases f64:10000:32:32,...|max:BATCH] [--reps N] [--csv FILE]"
                          " [--group NAME] [--cap S] [--no-peers] [--no-sweep-count] [--breakdown] [--cpu-baseline] [--host-memory]"
-                         " [--label TEXT] [--print-cases] [--tol-factor K] [--concurrent K]\n";
+                         " [--label TEXT] [--print-cases] [--tol-factor K] [--errors-on K] [--concurrent K]\n";
             return 1;
         }
     }

@@ -85,7 +85,7 @@ const std::vector<Case>& all_cases() {
     const Options automatic{};
     static const std::vector<Case> cases{
         {"tiny float32 2000 x 3x3", Precision::f32, 2000, 3, 3, automatic, testing::Family::logrand, "tiny", false},
-        {"warp float64 500 x 24x24", Precision::f64, 500, 24, 24, automatic, testing::Family::logrand, "warp nc32",
+        {"warp float64 500 x 24x24", Precision::f64, 500, 24, 24, automatic, testing::Family::logrand, "warp nc24",
          false},
         // (100^2 float64 goes to the blocked path by itself: the fused kernel is forced.)
         {"fused float64 100 x 100x100, a NaN matrix", Precision::f64, 100, 100, 100,

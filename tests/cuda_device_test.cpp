@@ -14,12 +14,14 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
 #include "cuda_test_support.hpp"
+#include "core/scalar.hpp"
 #include "cuda/fused/fused_plan.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
@@ -344,28 +346,56 @@ TYPED_TEST(CudaDevice, BlockedPathIsDeterministic) {
 
 // ---- the warp kernel (N <= 32: W and V_W in registers, a team of lanes per matrix) ---------
 
-/// Every team size (8, 16, 32 lanes) and rows per lane (1, 2) the warp kernel has, with and
-/// without padding columns, the six families, square, tall and wide, batches that leave the
-/// last block part-empty; where a type's registers cannot hold a shape, or it would fill too
-/// little of a team, the fused kernel solves it (also checked).
+/// The warp kernel on a few shapes of every kind, the six families: square, tall and wide,
+/// with and without a padding column, batches that leave the last block part-empty; where a
+/// type's registers cannot hold a shape the fused kernel solves it (also checked).
 TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     for (testing::Family f : testing::all_families)
         for (auto [m, n] : {std::pair<index_t, index_t>{7, 7}, {16, 8}, {8, 16}, {15, 14}, {32, 16},
                             {16, 32}, {30, 28}, {31, 29}, {32, 32}, {64, 32}, {48, 30}, {9, 9},
-                            {24, 24}, {33, 2}})
+                            {24, 24}, {33, 2}, {5, 5}, {40, 20}, {20, 40}, {64, 16}, {45, 11}})
             expect_family_accurate<T>(f, m, n, 37);
-    // The warp kernel takes these (complex double only up to 16 columns), not sizes that
-    // would fill too little of its team (warp_plan: 11/16 to 7/8 by type).
+    // Teams of every even size: the order rounded up to even (complex double only up to 16
+    // columns: its registers), more rows a lane for tall matrices.
     const bool wide_ok = !std::is_same_v<T, std::complex<double>>;
     EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("warp", 0) == 0, wide_ok);
-    EXPECT_EQ(cuda::solve_path<T>(16, 16, 10, {}).rfind("warp nc16", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(7, 8, 10, {}).rfind("warp nc8", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(10, 10, 10, {}).rfind("fused", 0), 0u);
-    // (float32's 32-lane teams win from 17 columns, the others from 22: warp_plan)
-    EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind(std::is_same_v<T, float> ? "warp nc32" : "fused", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(22, 22, 10, {}).rfind(wide_ok ? "warp nc32" : "fused", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(16, 16, 10, {}).rfind("warp nc16 rpl1", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(7, 8, 10, {}).rfind("warp nc8 rpl1", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(9, 9, 10, {}).rfind("warp nc10 rpl1", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(5, 5, 10, {}).rfind("warp nc6 rpl1", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind(wide_ok ? "warp nc20 rpl1" : "fused", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(23, 22, 10, {}).rfind(wide_ok ? "warp nc24 rpl1" : "fused", 0), 0u);
+    if constexpr (!core::is_complex_v<T>)  // (complex 3:1 takes QR first)
+        EXPECT_EQ(cuda::solve_path<T>(30, 8, 10, {}).rfind("warp nc8 rpl4", 0), 0u);
+}
+
+/// Every team size (6 to 32 lanes) and rows a lane (1 to 4) the plan chooses, over square
+/// orders 5-32 and tall shapes to 4:1 (at most 64 rows), and their wide transposes: each
+/// shape's own path, every matrix checked (e1-e4 < 30u, the harness's families in turn).
+TYPED_TEST(CudaDevice, WarpKernelEveryTeamSize) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    std::set<std::string> paths;
+    int i = 0;
+    for (index_t n = 5; n <= 32; ++n)
+        for (index_t m : {n, n + 1, 2 * n - 1, 2 * n, 3 * n, 4 * n}) {
+            if (m > 64) continue;
+            const std::string path = cuda::solve_path<T>(m, n, 10, {});
+            if (path.rfind("warp", 0) != 0) continue;
+            paths.insert(path);
+            const testing::Family f = testing::all_families[i++ % std::size(testing::all_families)];
+            expect_family_accurate<T>(f, m, n, 13);
+            if (m != n && i % 3 == 0) expect_family_accurate<T>(f, n, m, 13);
+        }
+    std::string seen;
+    for (const auto& p : paths) seen += p + "; ";
+    SCOPED_TRACE(seen);
+    // every even team from 6 to 16 lanes (to 32 where the type's registers hold a row of 32)
+    for (int nc = 6; nc <= (std::is_same_v<T, std::complex<double>> ? 16 : 32); nc += 2)
+        EXPECT_TRUE(paths.count("warp nc" + std::to_string(nc) + " rpl1")) << nc;
+    if constexpr (!core::is_complex_v<T>) EXPECT_TRUE(paths.count("warp nc8 rpl4")) << "four rows a lane";
 }
 
 /// Pairs of nearly parallel columns (column 2i + 1 = column 2i + delta * noise, delta from

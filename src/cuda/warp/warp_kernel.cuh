@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Register-resident one-sided Jacobi for matrices of at most 32 columns: a team of NC lanes
-// (NC = 8, 16 or 32, inside one warp) per matrix, the working matrix W and V_W in registers.
+// (NC even, 6 to 32, inside one warp; floor(32 / NC) teams a warp, the lanes past the last
+// team idle) per matrix, the working matrix W and V_W in registers.
 //
 // Lane l of a team holds rows l, l + NC, ..., l + (RPL - 1) NC of W (M x N, M <= NC RPL,
 // N <= NC; zero beyond M and N) and row l of V_W. A round-robin step (core/ordering.hpp) pairs
@@ -64,14 +65,21 @@ template <class T> constexpr int warp_unroll() {
 /// 0.051 -> 0.063: their NC sums are a smaller share of a step than the tracking's shuffles,
 /// selects and refreshes), for complex 8 x 8 (complex64 0.076 -> 0.088, complex128 0.154 ->
 /// 0.179) and not faster for complex128 16 x 16 (1.055 -> 1.08; that kernel spills).
+/// Teams of other sizes follow the nearest measured one: teams from 24 lanes track (the sums
+/// of NC norms grow with NC as at 32), complex64 teams from 12 lanes.
 /// BATCHSVD_WARP_TRACK_NORMS (0 or 1) overrides it for measurements.
 template <class T, int NC> constexpr bool warp_tracks_norms() {
 #ifdef BATCHSVD_WARP_TRACK_NORMS
     return BATCHSVD_WARP_TRACK_NORMS;
 #else
-    return NC == 32 || (NC == 16 && std::is_same_v<T, dev_complex<float>>);
+    if constexpr (std::is_same_v<T, dev_complex<double>>) return NC == 32;
+    return NC >= 24 || (NC >= 12 && std::is_same_v<T, dev_complex<float>>);
 #endif
 }
+
+/// Teams a warp (a team never straddles two warps) and a block.
+template <int NC> constexpr int warp_teams_per_warp() { return 32 / NC; }
+template <int NC> constexpr int warp_teams_per_block() { return kWarpBlockThreads / 32 * (32 / NC); }
 
 /// Steps between exact norm sums when the norms are tracked (at most; see warp_step).
 template <int NC> constexpr int warp_exact_every() {
@@ -101,7 +109,9 @@ template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_b
         return 5;
 #endif
     }
-    return (RPL + 1) * NC * int(sizeof(T)) / 4 >= 128 ? 3 : 1;
+    // float64 teams of 24 lanes and more, one row a lane: the 32-lane cap, measured there
+    // (teams of 16 lanes with 3 rows spilled 412 bytes under it; left to the compiler, none)
+    return std::is_same_v<T, double> && RPL == 1 && NC >= 24 ? 3 : 1;
 }
 
 /// One step's rotation of one pair, as lane k publishes it: detail::AppliedRotation's form
@@ -109,17 +119,24 @@ template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_b
 /// does not rotate).
 template <class T> using WarpRotation = detail::AppliedRotation<T>;
 
-/// Shared memory of the per-step sums of one team: the partial dot products (P rows of NC
-/// values of T) and partial squared norms (NC rows of NC values of R), each row padded by 16
+/// Shared memory of the per-step sums of one team: the partial dot products (P rows, each two
+/// halves of PH values of T: lane k + h P writes position h PH + k) and partial squared norms
+/// (NC rows of NN values of R), each half and row a whole number of 16-byte words (PH >= P and
+/// NN >= NC, the extra positions zero, so that a half is read 16 bytes at a time from an
+/// aligned start; for teams of 8, 16 and 32 lanes PH = P and NN = NC), each row padded by 16
 /// bytes so that the lanes' 16-byte reads of eight different rows fall in different banks.
 struct WarpSums {
     std::size_t c_stride, n_stride;  ///< row strides, in elements of T and of R
     std::size_t off_n, bytes;        ///< offset of the norm rows, total bytes
+    int ph, nn;                      ///< values in a half row of c, in a row of norms
 };
+__host__ __device__ constexpr int round_up_to(int x, int g) { return (x + g - 1) / g * g; }
 __host__ __device__ inline WarpSums warp_sums_layout(int nc, std::size_t tsize, std::size_t rsize) {
     WarpSums w;
-    w.c_stride = std::size_t(nc) + 16 / tsize;
-    w.n_stride = std::size_t(nc) + 16 / rsize;
+    w.ph = round_up_to(nc / 2, int(16 / tsize));
+    w.nn = round_up_to(nc, int(16 / rsize));
+    w.c_stride = std::size_t(2 * w.ph) + 16 / tsize;
+    w.n_stride = std::size_t(w.nn) + 16 / rsize;
     w.off_n = align16(std::size_t(nc / 2) * w.c_stride * tsize);
     w.bytes = align16(w.off_n + std::size_t(nc) * w.n_stride * rsize);
     return w;
@@ -183,14 +200,60 @@ template <class T, int COUNT> __device__ __forceinline__ T sum_row(const T* row)
     }
 }
 
-/// Maximum over the lanes of a team (every lane gets it).
-template <int NC, class R> __device__ __forceinline__ R team_max(R v, unsigned mask) {
+/// The lanes of one team: the warp lane of its lane 0, its lane mask.
+struct TeamLanes {
+    int base;
+    unsigned mask;
+};
+
+/// v from lane `src` of the team (a team lane).
+template <class T> __device__ __forceinline__ T team_shfl(const T& v, int src, const TeamLanes& tl) {
+    return shfl_parts(v, [&](auto x) { return __shfl_sync(tl.mask, x, tl.base + src); });
+}
+
+/// v from the team lane `lane` xor P (NC = 2P a power of two) or, for other team sizes, from
+/// lane +- P: pair k's other lane.
+template <int NC, class T> __device__ __forceinline__ T pair_partner(const T& v, int lane, const TeamLanes& tl) {
+    constexpr int P = NC / 2;
+    if constexpr ((NC & (NC - 1)) == 0) return shfl_xor(v, P, tl.mask, NC);
+    else return team_shfl(v, lane < P ? lane + P : lane - P, tl);
+}
+
+/// Maximum over the lanes of a team (every lane gets it): an xor butterfly for teams of a
+/// power of two, else windows doubling around the team (max is idempotent: overlaps are harmless).
+template <int NC, class R> __device__ __forceinline__ R team_max(R v, int lane, const TeamLanes& tl) {
+    if constexpr ((NC & (NC - 1)) == 0) {
 #pragma unroll
-    for (int off = NC / 2; off > 0; off >>= 1) {
-        const R o = __shfl_xor_sync(mask, v, off, NC);
-        v = o > v ? o : v;
+        for (int off = NC / 2; off > 0; off >>= 1) {
+            const R o = __shfl_xor_sync(tl.mask, v, off, NC);
+            v = o > v ? o : v;
+        }
+    } else {
+#pragma unroll
+        for (int off = 1; off < NC; off <<= 1) {
+            const int src = lane + off < NC ? lane + off : lane + off - NC;
+            const R o = __shfl_sync(tl.mask, v, tl.base + src);
+            v = o > v ? o : v;
+        }
     }
     return v;
+}
+
+/// Zeroes the positions of the sums' rows that no lane writes (see WarpSums); before the first
+/// step, ordered before the first reads by that step's __syncwarp.
+template <int NC, class T>
+__device__ __forceinline__ void zero_sums_padding(T* c_rows, core::real_of_t<T>* n_rows, const WarpSums& ws, int lane) {
+    using R = core::real_of_t<T>;
+    constexpr int P = NC / 2;
+    const int cpad = ws.ph - P, npad = ws.nn - NC;
+    if (cpad > 0)
+        for (int i = lane; i < P * 2 * cpad; i += NC) {
+            const int row = i / (2 * cpad), j = i % (2 * cpad), h = j / cpad;
+            c_rows[std::size_t(row) * ws.c_stride + h * ws.ph + P + j % cpad] = T(R(0));
+        }
+    if (npad > 0)
+        for (int i = lane; i < NC * npad; i += NC)
+            n_rows[std::size_t(i / npad) * ws.n_stride + NC + i % npad] = R(0);
 }
 
 /// Exact sums of the step J positions after the last register move: on return lanes k and
@@ -199,7 +262,7 @@ template <int NC, class R> __device__ __forceinline__ R team_max(R v, unsigned m
 /// they are otherwise). The rows may be written again only after the team's next __syncwarp.
 template <int NC, int RPL, int J, class T>
 __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows, core::real_of_t<T>* n_rows,
-                                               const WarpSums& ws, int lane, unsigned mask, bool norms, T& c,
+                                               const WarpSums& ws, int lane, const TeamLanes& tl, bool norms, T& c,
                                                core::real_of_t<T>& a, core::real_of_t<T>& b) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
@@ -208,7 +271,7 @@ __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows,
         T cc = T(R(0));
 #pragma unroll
         for (int e = 0; e < RPL; ++e) cc = core::fma_conj(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], cc);
-        c_rows[std::size_t(k) * ws.c_stride + lane] = cc;
+        c_rows[std::size_t(k) * ws.c_stride + (lane < P ? lane : lane - P + ws.ph)] = cc;
     }
     if (norms) {
 #pragma unroll
@@ -219,14 +282,16 @@ __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows,
             n_rows[std::size_t(q) * ws.n_stride + lane] = nn;
         }
     }
-    __syncwarp(mask);
+    __syncwarp(tl.mask);
+    constexpr int PH = round_up_to(P, int(16 / sizeof(T)));
+    constexpr int NN = round_up_to(NC, int(16 / sizeof(R)));
     const int k = lane % P, h = lane / P;
-    c = sum_row<T, P>(c_rows + std::size_t(k) * ws.c_stride + h * P);
+    c = sum_row<T, PH>(c_rows + std::size_t(k) * ws.c_stride + h * PH);
     R own = 0;
-    if (norms) own = sum_row<R, NC>(n_rows + std::size_t(h ? NC - 1 - k : k) * ws.n_stride);
-    c = add(c, shfl_xor(c, P, mask, NC));
+    if (norms) own = sum_row<R, NN>(n_rows + std::size_t(h ? NC - 1 - k : k) * ws.n_stride);
+    c = add(c, pair_partner<NC>(c, lane, tl));
     if (norms) {
-        const R other = __shfl_xor_sync(mask, own, P, NC);
+        const R other = pair_partner<NC>(own, lane, tl);
         a = h ? other : own;
         b = h ? own : other;
     }
@@ -243,7 +308,7 @@ template <class T> struct WarpTeam {
     core::Tolerance<R> tol;
     long long max_steps;
     int lane;
-    unsigned mask;
+    TeamLanes tl;
     bool need_v;
     R a = 0, b = 0;        ///< squared norms of the next step's pair lane mod P (tracked)
     int exact_in = 0;      ///< steps until the squared norms are summed again (0: the next)
@@ -269,12 +334,12 @@ template <int NC, int RPL, int J, class T>
 __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
     using R = core::real_of_t<T>;
     const int lane = t.lane;
-    const unsigned mask = t.mask;
+    const unsigned mask = t.tl.mask;
     constexpr int P = NC / 2;
     constexpr bool track = warp_tracks_norms<T, NC>();
     T c;
     R na = t.a, nb = t.b;
-    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, mask, !track || t.exact_in == 0, c, na, nb);
+    team_pair_sums<NC, RPL, J>(W, t.c_rows, t.n_rows, t.ws, lane, t.tl, !track || t.exact_in == 0, c, na, nb);
     // (gram_rotation computes the rotation before the test's outcome, on stand-ins for a pair
     // with a zero column or an exact zero dot product, as padding columns when N < NC: the
     // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
@@ -302,8 +367,15 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
         // The norms of the next step's pair (rot.na, rot.nb are na, nb when it did not turn).
         const bool lost = __any_sync(mask, !rot.reliable);
         const int k = lane % P;
-        const R first_next = __shfl_down_sync(mask, rot.na, 1, P);  // pair k + 1's first
-        const R second_prev = __shfl_up_sync(mask, rot.nb, 1, P);   // pair k - 1's second
+        R first_next, second_prev;  // pair k + 1's first, pair k - 1's second
+        if constexpr ((NC & (NC - 1)) == 0) {
+            first_next = __shfl_down_sync(mask, rot.na, 1, P);
+            second_prev = __shfl_up_sync(mask, rot.nb, 1, P);
+        } else {  // the same within each half of the team (lanes h P .. h P + P - 1)
+            const int h0 = lane - k;
+            first_next = team_shfl(rot.na, h0 + (k + 1 < P ? k + 1 : k), t.tl);
+            second_prev = team_shfl(rot.nb, h0 + (k > 0 ? k - 1 : k), t.tl);
+        }
         t.a = k == 0 ? rot.na : k == P - 1 ? rot.nb : first_next;
         t.b = k == 0 ? first_next : second_prev;
         t.exact_in = lost ? 0 : t.exact_in == 0 ? warp_exact_every<NC>() - 1 : t.exact_in - 1;
@@ -330,15 +402,19 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
     constexpr int U = warp_unroll<T>();
-    static_assert(NC == 8 || NC == 16 || NC == 32);
+    constexpr int TPW = warp_teams_per_warp<NC>();
+    static_assert(NC % 2 == 0 && NC >= 6 && NC <= 32);
     static_assert(U >= 1 && U < NC - 1);
     extern __shared__ __align__(16) unsigned char smem_raw[];
 
-    const int team = threadIdx.x / NC;
-    const int lane = threadIdx.x % NC;
-    const index_t b = index_t(blockIdx.x) * (kWarpBlockThreads / NC) + team;
+    const int warp_lane = int(threadIdx.x & 31), team_in_warp = warp_lane / NC;
+    if (team_in_warp >= TPW) return;  // the lanes past the warp's last team
+    const int team = int(threadIdx.x >> 5) * TPW + team_in_warp;
+    const int lane = warp_lane - team_in_warp * NC;
+    const index_t b = index_t(blockIdx.x) * warp_teams_per_block<NC>() + team;
     if (b >= p.batch) return;  // whole teams only
-    const unsigned mask = NC == 32 ? 0xffffffffu : (((1u << NC) - 1u) << ((threadIdx.x & 31) & ~(NC - 1)));
+    const unsigned mask = NC == 32 ? 0xffffffffu : ((1u << NC) - 1u) << (team_in_warp * NC);
+    const detail::TeamLanes tl{team_in_warp * NC, mask};
     const int M = p.M, N = p.N;
     const TeamLayout& L = p.layout;
     const WarpSums ws = warp_sums_layout(NC, sizeof(T), sizeof(R));
@@ -373,7 +449,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
         write_nonfinite(p, b, lane, NC);
         return;
     }
-    amax = detail::team_max<NC>(amax, mask);
+    amax = detail::team_max<NC>(amax, lane, tl);
     const int scale_e = detail::scale_exponent(amax);
     if (scale_e != 0) {
 #pragma unroll
@@ -393,7 +469,8 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     // ---- steps: U at a time between register moves ---------------------------------------
     // `moved`: register moves so far (mod NC - 1); position q then holds column
     // slot(q, moved) (the round robin's slot q of step `moved`, its step 0 being the start).
-    detail::WarpTeam<T> t{c_rows, n_rows, ws, rot, tol, (long long)p.max_sweeps * (NC - 1), lane, mask, need_v};
+    detail::WarpTeam<T> t{c_rows, n_rows, ws, rot, tol, (long long)p.max_sweeps * (NC - 1), lane, tl, need_v};
+    detail::zero_sums_padding<NC>(c_rows, n_rows, ws, lane);
     int moved = 0;
     const int k = lane % P;
     const bool publisher = lane < P;
@@ -428,7 +505,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     {
         T c;
         R na = 0, nb = 0;
-        detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, mask, true, c, na, nb);
+        detail::team_pair_sums<NC, RPL, 0>(W, c_rows, n_rows, ws, lane, tl, true, c, na, nb);
         const int q = publisher ? k : NC - 1 - k;
         own_col = detail::slot<NC>(q, moved);
         own_norm = publisher ? na : nb;

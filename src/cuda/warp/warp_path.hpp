@@ -3,6 +3,8 @@
 // and its launch.
 #pragma once
 
+#include <cstddef>
+
 #include <cuda_runtime.h>
 
 #include "batchsvd/batchsvd.hpp"
@@ -10,16 +12,28 @@
 
 namespace batchsvd::cuda {
 
-/// How the warp kernel runs an M x N working matrix (M >= N): a team of nc lanes per matrix,
-/// rpl rows of W per lane. fits is false where no instantiation holds the matrix in
-/// registers (N > 32, M > 2 nc, or too many registers for the type), and where N fills too
-/// little of the team (measured: below 13/16 in float64 and complex64, 11/16 in float32; 7/8
-/// for complex128 and teams of 8), where the fused kernel is faster.
+/// How the warp kernel runs an M x N working matrix (M >= N): a team of nc lanes per matrix
+/// (nc even, 6 to 32), rpl rows of W per lane (1 to kWarpMaxRowsPerLane). fits is false where
+/// no instance holds the matrix in registers (N > 32, M > 64, or too many registers for the
+/// type).
 struct WarpPlan {
     bool fits = false;
     int nc = 0, rpl = 0;
 };
 template <class T> WarpPlan warp_plan(index_t M, index_t N);
+
+/// Rows of W a lane holds at most, and the register words of W and V together an instance
+/// may hold (more spilled: 64 x 32 float64, 32 x 32 complex128).
+inline constexpr int kWarpMaxRowsPerLane = 4;
+inline constexpr int kWarpMaxWords = 128;
+
+/// Whether the warp kernel has an instance with teams of nc lanes and rpl rows a lane for a
+/// type of tsize bytes: W (rpl x nc) and V (nc) within kWarpMaxWords 32-bit registers, and
+/// rpl no more than 64 rows need.
+constexpr bool warp_instance_exists(int nc, int rpl, std::size_t tsize) {
+    return nc % 2 == 0 && nc >= 6 && nc <= 32 && rpl >= 1 && rpl <= kWarpMaxRowsPerLane &&
+           (rpl - 1) * nc < 64 && (rpl + 1) * nc * int(tsize / 4) <= kWarpMaxWords;
+}
 
 /// Launches the warp kernel on p (JacobiParams filled by the caller, team fields unused).
 template <class T>
