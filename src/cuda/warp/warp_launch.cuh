@@ -38,7 +38,7 @@ void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
 /// The instance (NC, RPL) = (6 + 2 i, 1 + j) when warp_instance_exists says it exists.
 template <class DT, int I, int J> bool try_instance(const WarpPlan& wp, const JacobiParams<DT>& p, cudaStream_t stream) {
     constexpr int NC = 6 + 2 * I, RPL = 1 + J;
-    if constexpr (warp_instance_exists(NC, RPL, sizeof(DT))) {
+    if constexpr (warp_instance_exists(NC, RPL, sizeof(DT), core::is_complex_v<DT>)) {
         if (wp.nc == NC && wp.rpl == RPL) {
             launch_instance<DT, NC, RPL>(p, stream);
             return true;

@@ -52,7 +52,14 @@ template <class T> WarpPlan warp_plan_pow2(index_t M, index_t N) {
 /// applies the step's rotations to its rpl rows of W and its row of V (about (rpl + 1) nc,
 /// plus a fixed part for the sums and the rotation, counted as 8 more), nc - 1 steps a
 /// sweep, shared by the warp's teams. Where every instance would leave a third of its team
-/// padding (a tall matrix whose rows need a wide team), the fused kernel is left to take it.
+/// padding (a tall matrix whose rows need a wide team), the fused kernel is left to take it;
+/// teams of 6 take 3 columns and more (3 x 3 to 16 x 4: 6 x 3 float64 0.046 ms against the
+/// fused kernel's 0.052 at batch 10000, 16 x 4 about 0.06 against 0.14; 2 columns stay
+/// with the fused kernel, 8 x 2 0.031 ms).
+/// Teams of 30 lanes, and of 26 and 28 in float32, are passed over for 32 (H100, 2026-11-27,
+/// batch 10000, ms, nc30 against nc32: float64 30^2 2.57 / 2.30, float32 1.37 / 1.17, float32
+/// 28^2 1.24 / 1.13 in 28 lanes; the 32-lane kernel is the one tuned, its float32 register
+/// cap included).
 template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     WarpPlan wp;
     if (N > 32 || N < 1 || M > 64) return wp;
@@ -64,7 +71,8 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     double best = std::numeric_limits<double>::infinity();
     for (int nc = std::max<int>(6, int(N + (N & 1))); nc <= 32; nc += 2) {
         const int rpl = int((M + nc - 1) / nc);
-        if (!warp_instance_exists(nc, rpl, sizeof(T)) || 16 * N < 11 * nc) continue;
+        if (!warp_instance_exists(nc, rpl, sizeof(T), core::is_complex_v<T>) || (16 * N < 11 * nc && !(nc == 6 && N >= 3))) continue;
+        if (nc == 30 || (std::is_same_v<T, float> && (nc == 26 || nc == 28))) continue;
         const double cost = double((rpl + 1) * nc + 8) * double(nc - 1) / double(32 / nc);
         if (cost < best) {
             best = cost;

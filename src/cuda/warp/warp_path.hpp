@@ -23,16 +23,17 @@ struct WarpPlan {
 template <class T> WarpPlan warp_plan(index_t M, index_t N);
 
 /// Rows of W a lane holds at most, and the register words of W and V together an instance
-/// may hold (more spilled: 64 x 32 float64, 32 x 32 complex128).
+/// may hold: real 144, complex 128 (more spilled: float64 64 x 32 and complex128 32 x 32,
+/// 192 words; complex64 24 x 24 in 2 rows a lane, 144 words, 660 bytes).
 inline constexpr int kWarpMaxRowsPerLane = 4;
-inline constexpr int kWarpMaxWords = 128;
+constexpr int warp_max_words(bool complex) { return complex ? 128 : 144; }
 
 /// Whether the warp kernel has an instance with teams of nc lanes and rpl rows a lane for a
-/// type of tsize bytes: W (rpl x nc) and V (nc) within kWarpMaxWords 32-bit registers, and
+/// type of tsize bytes: W (rpl x nc) and V (nc) within warp_max_words 32-bit registers, and
 /// rpl no more than 64 rows need.
-constexpr bool warp_instance_exists(int nc, int rpl, std::size_t tsize) {
+constexpr bool warp_instance_exists(int nc, int rpl, std::size_t tsize, bool complex) {
     return nc % 2 == 0 && nc >= 6 && nc <= 32 && rpl >= 1 && rpl <= kWarpMaxRowsPerLane &&
-           (rpl - 1) * nc < 64 && (rpl + 1) * nc * int(tsize / 4) <= kWarpMaxWords;
+           (rpl - 1) * nc < 64 && (rpl + 1) * nc * int(tsize / 4) <= warp_max_words(complex);
 }
 
 /// Launches the warp kernel on p (JacobiParams filled by the caller, team fields unused).
