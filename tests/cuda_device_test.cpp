@@ -738,7 +738,7 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     Options always, never;
     always.precondition = PreconditionMode::always;
     never.precondition = PreconditionMode::never;
-    // float64: from order 40 to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
+    // float64: from order 40 (33 in large batches, 25 tall) to 4096, up to 8:1 (wide too); below 128 in batches of 100 or
     // more; orders 257-1023 not in batches of 2-19, except where the eigensolve is the
     // bisection form (real orders 337-512 on an H100 or H200): not in batches of 2-3
     EXPECT_TRUE(cuda::preconditions<double>(256, 256, 1000, a));
@@ -766,17 +766,29 @@ TEST(CudaPreconditionRule, AutomaticChoiceByPrecisionOrderAndBatch) {
     EXPECT_TRUE(cuda::preconditions<double>(512, 4096, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(4104, 512, 100, a));
     EXPECT_FALSE(cuda::preconditions<double>(256, 256, 1000, never));
-    // complex128 from order 40, complex64 and float32 from 56
-    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(40, 40, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(39, 39, 1000, a));
+    // float64 from 33 in batches of 4000 and more; real tall shapes (2:1 to 4:1) from 25
+    EXPECT_TRUE(cuda::preconditions<double>(33, 33, 4000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(32, 32, 10000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(33, 33, 3999, a));
+    EXPECT_TRUE(cuda::preconditions<double>(50, 25, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<double>(25, 100, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(48, 24, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<double>(49, 25, 1000, a));
+    // complex from order 33 at any batch of 100 or more
+    EXPECT_TRUE(cuda::preconditions<std::complex<double>>(33, 33, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(32, 32, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<double>>(50, 25, 1000, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<double>>(1024, 1024, 20, a));
-    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(56, 56, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(55, 55, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<std::complex<float>>(33, 33, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<std::complex<float>>(32, 32, 10000, a));
     EXPECT_TRUE(cuda::preconditions<std::complex<float>>(384, 384, 10, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(384, 384, 3, a));
     EXPECT_FALSE(cuda::preconditions<std::complex<float>>(600, 600, 10, a));
-    EXPECT_TRUE(cuda::preconditions<float>(56, 56, 1000, a));
-    EXPECT_FALSE(cuda::preconditions<float>(55, 55, 1000, a));
+    // float32 from 41, from 33 in batches of 4000 and more
+    EXPECT_TRUE(cuda::preconditions<float>(41, 41, 1000, a));
+    EXPECT_FALSE(cuda::preconditions<float>(40, 40, 1000, a));
+    EXPECT_TRUE(cuda::preconditions<float>(33, 33, 10000, a));
+    EXPECT_TRUE(cuda::preconditions<float>(100, 25, 1000, a));
     EXPECT_TRUE(cuda::preconditions<float>(2048, 2048, 20, a));
     // asked for: any order, shape and batch
     EXPECT_TRUE(cuda::preconditions<float>(40, 33, 3, always));

@@ -384,15 +384,27 @@ template <class T> int block_width_for(const Options& opts, index_t N, index_t b
 }
 
 /// The smallest order at which the preconditioning measured faster (use_precondition), with our
-/// eigensolver (the default route against the blocked path preconditioned, 1000 matrices, ms;
-/// H200 and H100, 2026-11-26): float64 40 (1.95 against 1.81; 48^2 3.44 against
-/// 2.15, 64^2 3.84 against 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against 4.13, 88^2
-/// 10.5 against 5.3), complex128 40 (7.67 against 3.08; 56^2 8.27 against 4.29), complex64 56
-/// (4.69 against 2.90; 80^2 11.7 against 7.39, 88^2 20.9 against 9.03). Smaller orders were not
-/// measured.
-template <class T> constexpr index_t precondition_min_order() {
-    if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>) return 40;
-    else return 56;
+/// eigensolver, for an M x N batch (M >= N) of `batch` matrices. Square from order 40 (the
+/// default route against the blocked path preconditioned, 1000 matrices, ms; H200 and H100,
+/// 2026-11-26): float64 40 (1.95 against 1.81; 48^2 3.44 against 2.15, 64^2 3.84 against
+/// 2.86), float32 56 (2.55 against 1.84; 72^2 6.67 against 4.13), complex128 40 (7.67 against
+/// 3.08), complex64 56 (4.69 against 2.90). Below (H100, 2026-11-27, commit dfae098,
+/// bench/results/h100/2026-11-27-warp-teams/precondition_orders_dfae098.csv; the fused kernel
+/// or the blocked path unpreconditioned against it preconditioned): from 33 in large
+/// batches (from 4000 matrices, between the two batches measured; 10000 matrices: float64 33^2 13.8 against 12.1, 39^2 17.3 against 13.7; float32
+/// 33^2 10.7 against 8.2, 52^2 26.8 against 13.0) but not in 1000 (float64 33^2 1.53 against
+/// 1.62, 39^2 1.92 against 1.88; float32 33^2 1.20 against 1.26, 41^2 1.74 against 1.51);
+/// complex from 33 in both (complex64 1000 x 33^2 2.64 against 1.95, complex128 6.23
+/// against 2.75); real tall shapes (2:1 to 4:1) from 25 (float64 10000 x 50 x 25 7.70 against
+/// 4.65, 124 x 31 16.0 against 7.1; float32 100 x 25 6.20 against 4.43), not at 16 (float64
+/// 64 x 16 2.30 against 3.41). Where the warp kernel takes a size (it is tried first), this
+/// rule does not matter.
+template <class T> index_t precondition_min_order(index_t M, index_t N, index_t batch) {
+    if constexpr (!core::is_complex_v<T>)
+        if (M >= 2 * N) return 25;
+    if constexpr (core::is_complex_v<T>) return 33;
+    else if (batch >= 4000) return 33;
+    else return std::is_same_v<T, double> ? 40 : 41;
 }
 
 /// Whether the blocked path starts from a single-precision eigenbasis of W^H W
@@ -406,7 +418,7 @@ template <class T> constexpr index_t precondition_min_order() {
 /// taller than 8:1. docs/paths/precondition.md has the measurements.
 template <class T> bool use_precondition(index_t M, index_t N, index_t batch, const Options& opts) {
     if (opts.precondition != PreconditionMode::automatic) return opts.precondition == PreconditionMode::always;
-    if (N < precondition_min_order<T>() || N > 4096 || M > 8 * N) return false;  // (beyond: not measured)
+    if (N < precondition_min_order<T>(M, N, batch) || N > 4096 || M > 8 * N) return false;  // (beyond: not measured)
     if (N < 128 && batch < 100) return false;
     // Batches of 2-19 matrices of orders 257-1023 lose with cuSOLVER's eigensolve (float64 5 x
     // 512^2 32.4 against 24.2 ms) and with the split form (5 x 300^2 9.70 against 9.57); with
