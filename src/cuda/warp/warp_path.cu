@@ -16,6 +16,12 @@ namespace batchsvd::cuda {
 
 namespace {
 
+/// BATCHSVD_CUDA_WARP_ANY_FILL (read once; measurements only): no fill rule.
+bool warp_any_fill() {
+    static const bool any = std::getenv("BATCHSVD_CUDA_WARP_ANY_FILL") != nullptr;
+    return any;
+}
+
 /// The plan of teams of 8, 16 and 32 lanes only, with the fill rule they needed (the choice
 /// before teams of every even size; BATCHSVD_CUDA_WARP_TEAMS=pow2 selects it, for
 /// measurements). A team's step costs the same for any N <= nc (padding columns ride along),
@@ -35,7 +41,7 @@ template <class T> WarpPlan warp_plan_pow2(index_t M, index_t N) {
     int sixteenths = sizeof(R) == 8 || core::is_complex_v<T> ? 13 : 11;
     if (tracked) sixteenths = std::is_same_v<T, float> ? 8 : 11;
     if (c128 || nc == 8) sixteenths = 14;
-    if (16 * N < sixteenths * nc) return wp;
+    if (16 * N < sixteenths * nc && !warp_any_fill()) return wp;
     const int rpl = M <= nc ? 1 : 2;
     if (rpl * nc * int(sizeof(T) / 4) > 64) return wp;  // W's registers, as then
     wp.fits = true;
@@ -71,7 +77,8 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     double best = std::numeric_limits<double>::infinity();
     for (int nc = std::max<int>(6, int(N + (N & 1))); nc <= 32; nc += 2) {
         const int rpl = int((M + nc - 1) / nc);
-        if (!warp_instance_exists(nc, rpl, sizeof(T), core::is_complex_v<T>) || (16 * N < 11 * nc && !(nc == 6 && N >= 3))) continue;
+        if (!warp_instance_exists(nc, rpl, sizeof(T), core::is_complex_v<T>)) continue;
+        if (16 * N < 11 * nc && !(nc == 6 && N >= 3) && !warp_any_fill()) continue;
         if (nc == 30 || (std::is_same_v<T, float> && (nc == 26 || nc == 28))) continue;
         const double cost = double((rpl + 1) * nc + 8) * double(nc - 1) / double(32 / nc);
         if (cost < best) {
