@@ -45,6 +45,59 @@ void cheevd_(const char*, const char*, const int*, cf*, const int*, float*, cf*,
              int*, const int*, int*, fstrlen, fstrlen);
 void zheevd_(const char*, const char*, const int*, cd*, const int*, double*, cd*, const int*, double*,
              const int*, int*, const int*, int*, fstrlen, fstrlen);
+void sgeqrf_(const int*, const int*, float*, const int*, float*, float*, const int*, int*);
+void dgeqrf_(const int*, const int*, double*, const int*, double*, double*, const int*, int*);
+void cgeqrf_(const int*, const int*, cf*, const int*, cf*, cf*, const int*, int*);
+void zgeqrf_(const int*, const int*, cd*, const int*, cd*, cd*, const int*, int*);
+void sormqr_(const char*, const char*, const int*, const int*, const int*, const float*, const int*, const float*,
+             float*, const int*, float*, const int*, int*, fstrlen, fstrlen);
+void dormqr_(const char*, const char*, const int*, const int*, const int*, const double*, const int*,
+             const double*, double*, const int*, double*, const int*, int*, fstrlen, fstrlen);
+void cunmqr_(const char*, const char*, const int*, const int*, const int*, const cf*, const int*, const cf*, cf*,
+             const int*, cf*, const int*, int*, fstrlen, fstrlen);
+void zunmqr_(const char*, const char*, const int*, const int*, const int*, const cd*, const int*, const cd*, cd*,
+             const int*, cd*, const int*, int*, fstrlen, fstrlen);
+}
+
+/// ?geqrf: A (m x n, m >= n) = QR in place, R in the upper triangle and the reflectors below
+/// it (LAPACK's convention, which householder_qr follows: H = I - tau v v^H, real beta).
+/// `work` grows as the routine asks. Returns LAPACK's info.
+template <class T> int geqrf(int m, int n, T* a, int lda, T* tau, std::vector<T>& work) {
+    int info = 0;
+    auto call = [&](T* w, int lw) {
+        if constexpr (std::is_same_v<T, float>) sgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
+        else if constexpr (std::is_same_v<T, double>) dgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
+        else if constexpr (std::is_same_v<T, cf>) cgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
+        else zgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
+    };
+    T q{};
+    call(&q, -1);
+    const int lwork = std::max({1, n, int(std::real(q))});
+    if (work.size() < std::size_t(lwork)) work.resize(std::size_t(lwork));
+    call(work.data(), lwork);
+    return info;
+}
+
+/// ?ormqr / ?unmqr from the left, no transpose: C (m x ncols) <- Q C, Q from geqrf's k
+/// reflectors in a (m x k).
+template <class T>
+int apply_q_left(int m, int ncols, int k, const T* a, int lda, const T* tau, T* c, int ldc, std::vector<T>& work) {
+    int info = 0;
+    auto call = [&](T* w, int lw) {
+        if constexpr (std::is_same_v<T, float>)
+            sormqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, double>)
+            dormqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
+        else if constexpr (std::is_same_v<T, cf>)
+            cunmqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
+        else zunmqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
+    };
+    T q{};
+    call(&q, -1);
+    const int lwork = std::max({1, ncols, int(std::real(q))});
+    if (work.size() < std::size_t(lwork)) work.resize(std::size_t(lwork));
+    call(work.data(), lwork);
+    return info;
 }
 
 /// Lower triangle of G = X^H X (X rows x n, G n x n).

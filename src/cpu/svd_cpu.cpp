@@ -166,7 +166,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     // finished a thread each (solve_shared says why not shared). Small real matrices take
     // the lanes.
     const index_t k = std::min(m, n);
-    const BlasThreadsFor blas(precondition_calls_blas<T>(opts.precondition, k));
+    const BlasThreadsFor blas(solve_calls_blas<T>(m, n, opts));
     const int threads = call_threads(opts);
     if constexpr (!is_cplx<T>::value) {
         if (lanes_suit<T>(m, n, opts)) {  // lane_count matrices at a time, one a SIMD lane
@@ -206,10 +206,9 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     std::iota(order.begin(), order.end(), index_t(0));
     auto cost = [&](index_t b) { return double(m[b]) * double(n[b]) * double(std::min(m[b], n[b])); };
     std::stable_sort(order.begin(), order.end(), [&](index_t x, index_t y) { return cost(x) > cost(y); });
-    bool preconditions = false;
-    for (index_t b = 0; b < batch && !preconditions; ++b)
-        preconditions = precondition_calls_blas<T>(opts.precondition, std::min(m[b], n[b]));
-    const BlasThreadsFor blas(preconditions);
+    bool calls_blas = false;
+    for (index_t b = 0; b < batch && !calls_blas; ++b) calls_blas = solve_calls_blas<T>(m[b], n[b], opts);
+    const BlasThreadsFor blas(calls_blas);
     const int threads = call_threads(opts);
     bool out_of_memory = false;
     // (An empty matrix needs nothing: svd_one_matrix gives it info 0 and 0 sweeps.)

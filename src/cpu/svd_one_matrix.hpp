@@ -4,6 +4,7 @@
 // and the final sort, normalisation and write-out. The CUDA backend follows the same steps.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -29,7 +30,7 @@ inline constexpr index_t unblocked_max_cols = 512;
 inline constexpr int default_block_width = 16;
 
 template <class T> struct Workspace {
-    std::vector<T> w, r, tau, right, left, qleft;
+    std::vector<T> w, r, tau, right, left, qleft, qr_work;
     std::vector<real_t<T>> norms, sigma;
     std::vector<index_t> perm;
     BlockedWorkspace<T> blocked;
@@ -37,6 +38,61 @@ template <class T> struct Workspace {
     GramTest<T> gram;
 };
 
+
+/// Whether the QR pre-processing of a matrix of `cols` columns calls LAPACK's blocked ?geqrf
+/// and ?ormqr (where the build has LAPACK) rather than householder_qr and apply_q, which work a
+/// reflector at a time (BLAS-2). BATCHSVD_CPU_LAPACK_QR=0 turns it off (measurements).
+inline bool lapack_qr(index_t cols) {
+#if defined(BATCHSVD_HAVE_LAPACK)
+    static const bool on = [] {
+        const char* e = std::getenv("BATCHSVD_CPU_LAPACK_QR");
+        return !(e && e[0] == '0');
+    }();
+    static const index_t from = [] {
+        const char* e = std::getenv("BATCHSVD_CPU_LAPACK_QR_FROM");
+        return e ? index_t(std::atoll(e)) : index_t(2);
+    }();
+    return on && cols >= from;
+#else
+    (void)cols;
+    return false;
+#endif
+}
+
+/// W (rows x cols, ld rows, rows >= cols) = QR in place: R above the diagonal, the reflectors
+/// below, tau beside (householder_qr's layout, which is LAPACK's).
+template <class T> void qr_factor(index_t rows, index_t cols, T* W, T* tau, std::vector<T>& work) {
+#if defined(BATCHSVD_HAVE_LAPACK)
+    if (lapack_qr(cols) && lapack::geqrf(int(rows), int(cols), W, int(rows), tau, work) == 0) return;
+#endif
+    (void)work;
+    householder_qr(rows, cols, W, rows, tau);
+}
+
+/// C (rows x ccols, ld ldc) <- Q C, Q from qr_factor's W and tau.
+template <class T>
+void qr_apply(index_t rows, index_t cols, const T* W, const T* tau, index_t ccols, T* C, index_t ldc,
+              std::vector<T>& work) {
+#if defined(BATCHSVD_HAVE_LAPACK)
+    if (lapack_qr(cols) &&
+        lapack::apply_q_left(int(rows), int(ccols), int(cols), W, int(rows), tau, C, int(ldc), work) == 0)
+        return;
+#endif
+    (void)work;
+    apply_q(rows, cols, W, rows, tau, ccols, C, ldc);
+}
+
+/// Whether an M x N working matrix (M >= N) is QR-factored first (Options::qr).
+inline bool qr_first(index_t M, index_t N, const Options& opt) {
+    return opt.qr == QrMode::always || (opt.qr == QrMode::automatic && M >= 2 * N && N > 1);
+}
+
+/// Whether the solve of an m x n matrix calls the BLAS or LAPACK (the caller then holds the
+/// BLAS to one thread: cpu/blas_threads.hpp).
+template <class T> bool solve_calls_blas(index_t m, index_t n, const Options& opt) {
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    return precondition_calls_blas<T>(opt.precondition, N) || (N > 0 && qr_first(M, N, opt) && lapack_qr(N));
+}
 
 /// What one matrix's solve reports: its info value and the sweeps it took (Options::sweeps).
 struct MatrixStatus {
@@ -123,13 +179,12 @@ Prepared<real_t<T>> prepare_matrix(index_t m, index_t n, const T* a, index_t lda
     }
 
     // QR pre-processing: Jacobi then runs on the N x N triangle R.
-    const bool use_qr = opt.qr == QrMode::always ||
-                        (opt.qr == QrMode::automatic && M >= 2 * N && N > 1);
+    const bool use_qr = qr_first(M, N, opt);
     T* X = W;
     index_t rows = M;
     if (use_qr) {
         ws.tau.resize(N);
-        householder_qr(M, N, W, M, ws.tau.data());
+        qr_factor(M, N, W, ws.tau.data(), ws.qr_work);
         ws.r.assign(static_cast<size_t>(N) * N, T(0));
         for (index_t j = 0; j < N; ++j)
             for (index_t i = 0; i <= j; ++i) ws.r[i + j * N] = W[i + j * M];
@@ -175,7 +230,7 @@ void write_solution(const Prepared<real_t<T>>& p, const T* X, const T* V, real_t
         if (p.use_qr) {  // U = Q [U_R; 0]
             ws.qleft.assign(static_cast<size_t>(M) * N, T(0));
             for (index_t j = 0; j < N; ++j) std::copy_n(L + j * N, N, ws.qleft.data() + j * M);
-            apply_q(M, N, ws.w.data(), M, ws.tau.data(), N, ws.qleft.data(), M);
+            qr_apply(M, N, ws.w.data(), ws.tau.data(), N, ws.qleft.data(), M, ws.qr_work);
             L = ws.qleft.data();
         }
         for (index_t j = 0; j < N; ++j) std::copy_n(L + j * M, M, left_out + j * ld_left);
