@@ -108,8 +108,10 @@ __attribute__((noinline)) void hyperbolic_angles(const R (&a)[L], const R (&b)[L
 }
 
 /// Each lane's c = x_i . x_j, a = |x_i|^2, b = |x_j|^2 of a column pair (rows entries, interleaved).
+/// Always inlined: as a call, the sums went through memory and the SVD's iteration ran 20%
+/// slower (100000 x 64 x 16 float64 on 2 threads: 42.8 against 34.8 ms per 1953 matrices).
 template <class R, int L>
-inline void pair_sums(int rows, const R* xi, const R* xj, R (&c)[L], R (&a)[L], R (&b)[L]) {
+__attribute__((always_inline)) inline void pair_sums(int rows, const R* xi, const R* xj, R (&c)[L], R (&a)[L], R (&b)[L]) {
     for (int r = 0; r < rows; ++r) {
         const R* pi = xi + r * L;
         const R* pj = xj + r * L;
