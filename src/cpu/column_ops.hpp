@@ -67,9 +67,13 @@ template <class T> real_t<T> norm_sq(index_t len, const T* x) {
     return dot_conj<R>(n, xr, xr);  // the real components' dot product with themselves
 }
 
-/// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)
-template <class T> void rotate_pair(index_t len, T* x, T* y, real_t<T> cs, T tw) {
+/// x <- k (x + sg conj(tw) y),  y <- k (y + tw x), sg = -1 or +1: a trigonometric rotation
+/// (core/rotation.hpp's pair update, k = cs) or a hyperbolic one (core/hyperbolic_rotation.hpp's,
+/// k = ch). (In real arithmetic: std::complex products do not vectorise, each checks for NaN.)
+template <int Sg, class T> void pair_update(index_t len, T* x, T* y, real_t<T> k, T tw) {
+    static_assert(Sg == 1 || Sg == -1);
     using R = real_t<T>;
+    auto add = [](R u, R v) { if constexpr (Sg > 0) return u + v; else return u - v; };
     if constexpr (is_cplx<T>::value) {
         R* xr = reinterpret_cast<R*>(x);
         R* yr = reinterpret_cast<R*>(y);
@@ -77,19 +81,22 @@ template <class T> void rotate_pair(index_t len, T* x, T* y, real_t<T> cs, T tw)
         for (index_t i = 0; i < len; ++i) {
             const R x0 = xr[2 * i], x1 = xr[2 * i + 1], y0 = yr[2 * i], y1 = yr[2 * i + 1];
             // conj(tw) * y = (a y0 + b y1) + i (a y1 - b y0);  tw * x = (a x0 - b x1) + i (a x1 + b x0)
-            xr[2 * i] = cs * (x0 - (a * y0 + b * y1));
-            xr[2 * i + 1] = cs * (x1 - (a * y1 - b * y0));
-            yr[2 * i] = cs * (y0 + (a * x0 - b * x1));
-            yr[2 * i + 1] = cs * (y1 + (a * x1 + b * x0));
+            xr[2 * i] = k * add(x0, a * y0 + b * y1);
+            xr[2 * i + 1] = k * add(x1, a * y1 - b * y0);
+            yr[2 * i] = k * (y0 + (a * x0 - b * x1));
+            yr[2 * i + 1] = k * (y1 + (a * x1 + b * x0));
         }
     } else {
         for (index_t i = 0; i < len; ++i) {
             const R x0 = x[i], y0 = y[i];
-            x[i] = cs * (x0 - tw * y0);
-            y[i] = cs * (y0 + tw * x0);
+            x[i] = k * add(x0, tw * y0);
+            y[i] = k * (y0 + tw * x0);
         }
     }
 }
+
+/// x <- cs (x - conj(tw) y),  y <- cs (y + tw x)   (core/rotation.hpp's pair update)
+template <class T> void rotate_pair(index_t len, T* x, T* y, real_t<T> cs, T tw) { pair_update<-1>(len, x, y, cs, tw); }
 
 /// x <- x * s for a real s
 template <class T> void scale_col(index_t len, T* x, real_t<T> s) {

@@ -24,6 +24,28 @@ struct JacobiResult {
     bool converged = false;  ///< a whole sweep needed no rotation
 };
 
+/// The rotation of the column pair (i, j) of X (rows x ...) and of V (vrows x ...; vi null:
+/// none) from their dot product c (|c| = abs_c) and exact squared norms ni, nj, which then
+/// become the rotated columns' (tracked, W-cycle eq. 6, or summed again where tracking lost
+/// accuracy).
+template <class T>
+void rotate_and_track(index_t rows, T* xi, T* xj, index_t vrows, T* vi, T* vj, T c, real_t<T> abs_c,
+                      real_t<T>& ni, real_t<T>& nj) {
+    using R = real_t<T>;
+    const core::Rotation<R> rot = core::jacobi_rotation(ni, nj, abs_c);
+    const T tw = c * (rot.t / abs_c);
+    rotate_pair(rows, xi, xj, rot.cs, tw);
+    if (vi) rotate_pair(vrows, vi, vj, rot.cs, tw);
+    const core::TrackedNorms<R> nn = core::rotate_norms(ni, nj, abs_c, rot.t);
+    if (nn.reliable) {
+        ni = nn.a;
+        nj = nn.b;
+    } else {
+        ni = norm_sq(rows, xi);
+        nj = norm_sq(rows, xj);
+    }
+}
+
 /// Rotate the column pair (i, j) of X (rows x ...) and of V (vrows x ...) if they are not yet
 /// orthogonal to tol. norms[] holds the squared column norms of X and is kept current.
 /// Returns whether a rotation was applied.
@@ -39,18 +61,7 @@ bool rotate_if_needed(index_t rows, T* xi, T* xj, index_t vrows, T* vi, T* vj, r
     // convergence (seen on the GPU with clustered and rank-deficient matrices).
     ni = norm_sq(rows, xi);
     nj = norm_sq(rows, xj);
-    const core::Rotation<R> rot = core::jacobi_rotation(ni, nj, abs_c);
-    const T tw = c * (rot.t / abs_c);
-    rotate_pair(rows, xi, xj, rot.cs, tw);
-    if (vi) rotate_pair(vrows, vi, vj, rot.cs, tw);
-    const core::TrackedNorms<R> nn = core::rotate_norms(ni, nj, abs_c, rot.t);
-    if (nn.reliable) {
-        ni = nn.a;
-        nj = nn.b;
-    } else {
-        ni = norm_sq(rows, xi);
-        nj = norm_sq(rows, xj);
-    }
+    rotate_and_track(rows, xi, xj, vrows, vi, vj, c, abs_c, ni, nj);
     return true;
 }
 

@@ -26,6 +26,7 @@
 #include "cpu/column_ops.hpp"
 #include "cpu/householder_qr.hpp"
 #include "cpu/isa.hpp"
+#include "cpu/jacobi_unblocked.hpp"
 
 BATCHSVD_CPU_BEGIN
 
@@ -41,32 +42,6 @@ struct HsvdStatus {
     int info = 0;
     int sweeps = 0;
 };
-
-
-/// x <- ch (x + conj(tw) y),  y <- ch (y + tw x)   (core/hyperbolic_rotation.hpp's pair update)
-/// (In real arithmetic: std::complex products do not vectorise, each checks for NaN.)
-template <class T> void hyperbolic_pair(index_t len, T* x, T* y, real_t<T> ch, T tw) {
-    using R = real_t<T>;
-    if constexpr (is_cplx<T>::value) {
-        R* xr = reinterpret_cast<R*>(x);
-        R* yr = reinterpret_cast<R*>(y);
-        const R a = tw.real(), b = tw.imag();
-        for (index_t i = 0; i < len; ++i) {
-            const R x0 = xr[2 * i], x1 = xr[2 * i + 1], y0 = yr[2 * i], y1 = yr[2 * i + 1];
-            // conj(tw) y = (a y0 + b y1) + i (a y1 - b y0);  tw x = (a x0 - b x1) + i (a x1 + b x0)
-            xr[2 * i] = ch * (x0 + (a * y0 + b * y1));
-            xr[2 * i + 1] = ch * (x1 + (a * y1 - b * y0));
-            yr[2 * i] = ch * (y0 + (a * x0 - b * x1));
-            yr[2 * i + 1] = ch * (y1 + (a * x1 + b * x0));
-        }
-    } else {
-        for (index_t i = 0; i < len; ++i) {
-            const R x0 = x[i], y0 = y[i];
-            x[i] = ch * (x0 + tw * y0);
-            y[i] = ch * (y0 + tw * x0);
-        }
-    }
-}
 
 
 /// Pointwise one-sided J-Jacobi on X (rows x cols, ld rows) whose first `npos` columns have
@@ -96,25 +71,15 @@ HsvdStatus jacobi_hyperbolic(index_t rows, index_t cols, index_t npos, T* X, T* 
         ni = norm_sq(rows, xi);
         nj = norm_sq(rows, xj);
         if (!(ij.i < npos && ij.j >= npos)) {
-            const core::Rotation<R> rot = core::jacobi_rotation(ni, nj, abs_c);
-            const T tw = c * (rot.t / abs_c);
-            rotate_pair(rows, xi, xj, rot.cs, tw);
-            if (V) rotate_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.cs, tw);
-            const core::TrackedNorms<R> nn = core::rotate_norms(ni, nj, abs_c, rot.t);
-            if (nn.reliable) {
-                ni = nn.a;
-                nj = nn.b;
-            } else {
-                ni = norm_sq(rows, xi);
-                nj = norm_sq(rows, xj);
-            }
+            rotate_and_track(rows, xi, xj, cols, V ? V + ij.i * cols : nullptr, V ? V + ij.j * cols : nullptr, c,
+                             abs_c, ni, nj);
             return 1;
         }
         const core::HyperbolicRotation<R> rot = core::hyperbolic_rotation(ni, nj, abs_c);
         if (!rot.defined) return info_no_hyperbolic_rotation;
         const T tw = c * (rot.th / abs_c);
-        hyperbolic_pair(rows, xi, xj, rot.ch, tw);
-        if (V) hyperbolic_pair(cols, V + ij.i * cols, V + ij.j * cols, rot.ch, tw);
+        pair_update<1>(rows, xi, xj, rot.ch, tw);
+        if (V) pair_update<1>(cols, V + ij.i * cols, V + ij.j * cols, rot.ch, tw);
         ni = norm_sq(rows, xi);
         nj = norm_sq(rows, xj);
         if (!(ni > negligible_sq) || !(nj > negligible_sq)) return info_rank_deficient;
