@@ -1,7 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The paper's error measures e1-e4 for a batch of SVDs, per matrix, in double precision
-against NumPy's LAPACK; the Python tests share them."""
+"""What the Python tests share: the paper's error measures e1-e4 for a batch of SVDs, per
+matrix, in double precision against NumPy's LAPACK; the unit roundoff by dtype; random inputs."""
 import numpy as np
+
+UNIT = {"float32": 2.0**-24, "complex64": 2.0**-24, "float64": 2.0**-53, "complex128": 2.0**-53}
+
+
+def random_matrices(rng, shape, dtype):
+    """Standard normal entries of `shape` (real and imaginary parts for complex dtypes)."""
+    a = rng.standard_normal(shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    return a.astype(dtype)
 
 
 def error_measures(a, u, s, vh, e4_floor):

@@ -8,17 +8,10 @@ import numpy as np
 import pytest
 
 import batchsvd
+from svd_measures import UNIT, random_matrices
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 DTYPES = ["float32", "float64", "complex64", "complex128"]
-EPS = {"float32": 2.0**-24, "float64": 2.0**-53, "complex64": 2.0**-24, "complex128": 2.0**-53}
-
-
-def _random(rng, shape, dtype):
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
 
 
 def _form(size, k, vecs, taus, off):
@@ -39,7 +32,7 @@ def _form(size, k, vecs, taus, off):
 def test_gebrd_reconstructs(dtype):
     rng = np.random.default_rng(SEED)
     for m, n in ((9, 6), (6, 9), (7, 7), (1, 4), (4, 1)):
-        a = _random(rng, (2, 3, m, n), dtype)
+        a = random_matrices(rng, (2, 3, m, n), dtype)
         ao, d, e, tq, tp = batchsvd.gebrd(a)
         k = min(m, n)
         assert ao.shape == a.shape and d.shape == (2, 3, k) and e.shape == (2, 3, max(k - 1, 0))
@@ -57,20 +50,20 @@ def test_gebrd_reconstructs(dtype):
                 else:
                     bd[np.arange(1, k), np.arange(k - 1)] = e[b]
             err = np.abs(q @ bd @ p.conj().T - a[b]).max() / np.abs(a[b]).max()
-            assert err < 30 * max(m, n) * EPS[dtype], "seed %d, %s: %g" % (SEED, b, err)
-            assert np.abs(q.conj().T @ q - np.eye(m)).max() < 30 * m * EPS[dtype]
+            assert err < 30 * max(m, n) * UNIT[dtype], "seed %d, %s: %g" % (SEED, b, err)
+            assert np.abs(q.conj().T @ q - np.eye(m)).max() < 30 * m * UNIT[dtype]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_svdvals_methods(dtype):
     rng = np.random.default_rng(SEED + 1)
     for m, n in ((70, 60), (50, 80), (20, 20)):
-        a = _random(rng, (5, m, n), dtype)
+        a = random_matrices(rng, (5, m, n), dtype)
         ref = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
         for method in ("automatic", "jacobi", "bidiagonal"):  # (bidiagonal: host arrays on the CPU backend)
             s = batchsvd.svdvals(a, method=method)
             e4 = np.sqrt(((s - ref) ** 2).sum(axis=-1)) / (min(m, n) * np.maximum(1, ref[:, 0]))
-            assert (e4 < 30 * EPS[dtype]).all(), "seed %d, %s %s: %s" % (SEED, method, (m, n), e4)
+            assert (e4 < 30 * UNIT[dtype]).all(), "seed %d, %s %s: %s" % (SEED, method, (m, n), e4)
         s, info, sweeps = batchsvd.svdvals(a, method="bidiagonal", return_info="sweeps")
         assert (info == 0).all() and (sweeps == 0).all()
 

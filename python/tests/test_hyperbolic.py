@@ -8,17 +8,10 @@ import numpy as np
 import pytest
 
 import batchsvd
+from svd_measures import UNIT, random_matrices
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 DTYPES = ["float32", "float64", "complex64", "complex128"]
-EPS = {"float32": 2.0**-24, "float64": 2.0**-53, "complex64": 2.0**-24, "complex128": 2.0**-53}
-
-
-def _random(rng, shape, dtype):
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
 
 
 def _signature(rng, n):
@@ -30,9 +23,9 @@ def _signature(rng, n):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_hsvd_relations(dtype):
     rng = np.random.default_rng(SEED)
-    u_ = EPS[dtype]
+    u_ = UNIT[dtype]
     for m, n in ((9, 9), (20, 7), (6, 2)):
-        g = _random(rng, (2, 3, m, n), dtype)
+        g = random_matrices(rng, (2, 3, m, n), dtype)
         j = np.stack([_signature(rng, n) for _ in range(6)]).reshape(2, 3, n)
         u, s, v, jo, info, sweeps = batchsvd.hsvd(g, j, return_info="sweeps")
         assert u.shape == (2, 3, m, n) and s.shape == (2, 3, n) and v.shape == (2, 3, n, n)
@@ -62,7 +55,7 @@ def test_hsvd_relations(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_hsvd_one_sign_is_the_svd(dtype):
     rng = np.random.default_rng(SEED + 1)
-    g = _random(rng, (4, 12, 8), dtype)
+    g = random_matrices(rng, (4, 12, 8), dtype)
     u, s, vh = batchsvd.svd(g) if not batchsvd.cuda_available() else (None, None, None)
     for sign in (1, -1):
         uh, sh, vv, jo = batchsvd.hsvd(g, np.full(8, sign))
@@ -105,7 +98,7 @@ def test_hsvd_status_and_errors():
 
 
 def _graded(rng, n, dtype):
-    q, _ = np.linalg.qr(_random(rng, (n, n), "complex128" if dtype.startswith("complex") else "float64"))
+    q, _ = np.linalg.qr(random_matrices(rng, (n, n), "complex128" if dtype.startswith("complex") else "float64"))
     lam = rng.uniform(1, 2, n) * np.where(np.arange(n) % 2, -1, 1)
     b = (q * lam) @ q.conj().T
     d = 10.0 ** (-5 * rng.permutation(n) / (n - 1))
@@ -116,7 +109,7 @@ def _graded(rng, n, dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_eigh_indefinite(dtype):
     rng = np.random.default_rng(SEED + 3)
-    u_ = EPS[dtype]
+    u_ = UNIT[dtype]
     a = np.stack([_graded(rng, 12, dtype) for _ in range(5)])
     w, z, info = batchsvd.eigh_indefinite(a, return_info=True)
     assert (info == 0).all() and w.shape == (5, 12) and z.shape == (5, 12, 12)
@@ -141,7 +134,7 @@ def test_eigh_indefinite(dtype):
     # A single matrix, a singular one and the zero matrix.
     w1, z1 = batchsvd.eigh_indefinite(a[0])
     assert np.array_equal(w1, w[0])
-    g = _random(rng, (6, 3), dtype)
+    g = random_matrices(rng, (6, 3), dtype)
     sing = g @ np.diag([1, -1, 1]).astype(dtype) @ g.conj().T
     ws, zs = batchsvd.eigh_indefinite(sing)
     assert (np.abs(ws) < 1e3 * u_ * np.abs(ws).max()).sum() == 3 and (ws < 0).sum() >= 1

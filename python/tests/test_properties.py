@@ -42,11 +42,10 @@ from hypothesis import HealthCheck, event, given, note, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import batchsvd  # noqa: E402
-from svd_measures import error_measures  # noqa: E402
+from svd_measures import UNIT, error_measures  # noqa: E402
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 DTYPES = ("float32", "float64", "complex64", "complex128")
-UNIT = {"float32": 2.0**-24, "complex64": 2.0**-24, "float64": 2.0**-53, "complex128": 2.0**-53}
 TOL = 30.0  # the project's bound: every measure below 30u
 # Largest |exponent| of the scale 2^e applied to a matrix: its entries and singular values stay
 # normal numbers (at least 2^24 resp. 2^53 times the smallest one) and sigma_1 finite.

@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 
 import batchsvd
-from svd_measures import error_measures
+from svd_measures import UNIT, error_measures
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 FAMILIES = ("random", "arith", "cluster0", "cluster1", "logrand", "geo")
 DTYPES = ("float32", "float64", "complex64", "complex128")
-UNIT = {"float32": 2.0**-24, "complex64": 2.0**-24, "float64": 2.0**-53, "complex128": 2.0**-53}
 KAPPA = {"float32": 1e5, "complex64": 1e5, "float64": 1e10, "complex128": 1e10}
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import batchsvd
+from svd_measures import random_matrices
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 DTYPES = ("float32", "float64", "complex64", "complex128")
@@ -24,19 +25,12 @@ DTYPES = ("float32", "float64", "complex64", "complex128")
 CPU_ONLY = not batchsvd.cuda_available()
 
 
-def _random(rng, shape, dtype):
-    a = rng.standard_normal(shape)
-    if dtype.startswith("complex"):
-        a = a + 1j * rng.standard_normal(shape)
-    return a.astype(dtype)
-
-
 def _mix(dtype, count, seed):
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
         m, n = int(rng.integers(1, 40)), int(rng.integers(1, 40))
-        out.append(_random(rng, (m, n), dtype))
+        out.append(random_matrices(rng, (m, n), dtype))
     out.append(np.zeros((0, 3), dtype))  # an empty one
     return out
 
@@ -46,18 +40,18 @@ def _layouts(dtype, seed):
     column-strided view of a larger array (the first read in place, the second copied), a
     reversed view (negative stride: copied), square, tall, wide, one row, one column."""
     rng = np.random.default_rng(seed)
-    big = _random(rng, (30, 26), dtype)
+    big = random_matrices(rng, (30, 26), dtype)
     return [
-        _random(rng, (9, 5), dtype),
-        np.asfortranarray(_random(rng, (6, 11), dtype)),
+        random_matrices(rng, (9, 5), dtype),
+        np.asfortranarray(random_matrices(rng, (6, 11), dtype)),
         big[::2, 3:20],            # rows 2 * 26 apart, unit column stride: in place
         big[1:25, ::3],            # column stride 3: copied
         np.asfortranarray(big)[4:20, 2:9],  # a column-major block: in place, ld 30
         big[::-1, :7],             # negative row stride: copied
-        _random(rng, (1, 7), dtype),
-        _random(rng, (8, 1), dtype),
-        np.asfortranarray(_random(rng, (12, 12), dtype)),
-        _random(rng, (40, 33), dtype),
+        random_matrices(rng, (1, 7), dtype),
+        random_matrices(rng, (8, 1), dtype),
+        np.asfortranarray(random_matrices(rng, (12, 12), dtype)),
+        random_matrices(rng, (40, 33), dtype),
     ]
 
 
@@ -347,7 +341,7 @@ def test_torch_cuda_list(dtype):
     torch = _torch_cuda()
     mats_np = _layouts(dtype, SEED + 4) + [np.zeros((0, 4), dtype)]
     rng = np.random.default_rng(SEED + 5)
-    dense = torch.from_numpy(_random(rng, (30, 20), dtype)).cuda()
+    dense = torch.from_numpy(random_matrices(rng, (30, 20), dtype)).cuda()
     mats = [torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in mats_np]
     mats[1] = mats[1].T.contiguous().T  # column-major on the device
     mats += [dense[::2], dense[:, ::2], dense.T]  # row-strided, column-strided, transposed views
@@ -429,7 +423,7 @@ def test_torch_cpu_list_layouts_and_lazy_views():
         mats_np = _layouts(dtype, SEED + 12)
         mats = [torch.from_numpy(a) if all(s >= 0 for s in a.strides) else torch.from_numpy(a.copy())
                 for a in mats_np]
-        dense = torch.from_numpy(_random(rng, (9, 7), dtype))
+        dense = torch.from_numpy(random_matrices(rng, (9, 7), dtype))
         mats += [dense.T, dense[:, ::2], dense.conj(), dense._neg_view(),
                  torch.zeros(0, 3, dtype=dense.dtype), dense.t().conj()]
         expect = [x.resolve_conj().resolve_neg().numpy() for x in mats]
@@ -469,7 +463,7 @@ def test_torch_cpu_list_errors_and_uniform_runs():
     rng = np.random.default_rng(SEED + 13)
     shapes = [(2, 2)] * 5 + [(3, 2), (2, 3)] + [(4, 4)] * 3 + [(1, 5)] * 2 + [(2, 2)]
     for dtype in ("float64", "complex128"):
-        mats = [torch.from_numpy(_random(rng, sh, dtype)) for sh in shapes]
+        mats = [torch.from_numpy(random_matrices(rng, sh, dtype)) for sh in shapes]
         mats[6] = mats[6].T.contiguous().T  # column-major amid row-major ones
         mats[8] = mats[8].T.contiguous().T
         us, ss, vhs, info = batchsvd.svd(mats, return_info=True)
@@ -487,7 +481,7 @@ def test_numpy_list_irregular_arrays():
     """Byte-swapped, misaligned and read-only arrays in a list: copied (or read in place when
     read-only), correct results."""
     rng = np.random.default_rng(SEED + 14)
-    a = _random(rng, (5, 4), "float64")
+    a = random_matrices(rng, (5, 4), "float64")
     swapped = a.astype(a.dtype.newbyteorder(">"))
     raw = np.zeros(a.size * 8 + 1, np.uint8)[1:].view(np.float64).reshape(5, 4)
     raw[...] = a
