@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <complex>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -687,6 +688,42 @@ TYPED_TEST(CudaDevice, BlockedHalvesMatchOneStream) {
             expect_matrix_accurate<T>(m, n, one_a, halves.s.data() + b * k, halves, b);
             for (index_t j = 0; j < k; ++j)
                 EXPECT_NEAR(halves.s[b * k + j], whole.s[b * k + j], R(limit<T>()) * whole.s[b * k]) << b << " " << j;
+        }
+    }
+}
+
+/// The blocked path's finalisation over the whole device (fewer matrices than multiprocessors)
+/// gives the bits of the one-block-a-matrix finalisation: tall, wide and square, U or V alone,
+/// a matrix with zero columns (its complement), a NaN matrix; both forced
+/// (BATCHSVD_CUDA_WIDE_FINAL).
+TYPED_TEST(CudaDevice, BlockedWideFinalisationMatchesOneBlock) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{300, 200}, {150, 260}, {256, 256}})
+    for (int outputs = 0; outputs < 3; ++outputs) {  // U and V, U only, V only
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " outputs " + std::to_string(outputs));
+        const index_t batch = 5;
+        Options o = blocked_path();
+        o.compute_v = outputs != 1;
+        o.compute_u = outputs != 2;
+        auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+        for (index_t i = 0; i < m; ++i) a[m * n + i + 2 * m] = a[m * n + i + 5 * m] = T(0);  // matrix 1
+        a[3 * m * n + 11] = nan_value<T>();                                                  // matrix 3
+        const auto wide = [&] {
+            const ScopedEnv on("BATCHSVD_CUDA_WIDE_FINAL", "1");
+            return solve_on_device<T>(m, n, batch, a, o);
+        }();
+        const ScopedEnv off("BATCHSVD_CUDA_WIDE_FINAL", "0");
+        const auto block = solve_on_device<T>(m, n, batch, a, o);
+        EXPECT_EQ(wide.info, block.info);
+        EXPECT_EQ(wide.info[3], info_nonfinite);
+        EXPECT_TRUE(std::memcmp(wide.s.data(), block.s.data(), wide.s.size() * sizeof(wide.s[0])) == 0);
+        EXPECT_TRUE(std::memcmp(wide.u.data(), block.u.data(), wide.u.size() * sizeof(T)) == 0);
+        EXPECT_TRUE(std::memcmp(wide.v.data(), block.v.data(), wide.v.size() * sizeof(T)) == 0);
+        for (index_t b : {0, 1, 2, 4}) {
+            EXPECT_EQ(wide.info[b], 0) << "matrix " << b;
+            const std::vector<T> one(a.begin() + b * m * n, a.begin() + (b + 1) * m * n);
+            if (outputs == 0) expect_matrix_accurate<T>(m, n, one, wide.s.data() + b * std::min(m, n), wide, b);
         }
     }
 }

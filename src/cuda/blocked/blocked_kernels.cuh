@@ -738,4 +738,123 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const
     }
 }
 
+/// The same finalisation for a few large matrices, over the whole device: with fewer matrices
+/// than multiprocessors, one block a matrix leaves most of them idle and reads every column
+/// through one block's warps (1 x 16384^2 float64: 1.7 s). Four launches over (columns,
+/// matrices), each step of blocked_finalize_kernel with the same arithmetic, so the outputs
+/// are bitwise the same: the squared column norms, sigma, the ranks, then S, U and V written a
+/// warp a column. A matrix with a zero column (the complement) or a NaN/Inf entry is left to
+/// blocked_finalize_rest_kernel. Grids: (ceil(N / warps), batch) and (ceil(N / threads),
+/// batch), batch below 65536.
+namespace wide_final {
+
+template <class T> struct View {
+    using R = core::real_of_t<T>;
+    BlockedState st;
+    R* norms;
+    int* rank;
+    int* flags;
+    __device__ View(const BlockedParams<T>& p, index_t b) : st(p.state[b]) {
+        const int N = p.out.N;
+        norms = p.norms + b * index_t(N + 1);
+        rank = p.ints + b * index_t(2 * N + 8);
+        flags = rank + 2 * N;
+    }
+};
+
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) norms_kernel(const BlockedParams<T> p) {
+    using R = core::real_of_t<T>;
+    const index_t b = blockIdx.y;
+    const View<T> w(p, b);
+    if (w.st.nonfinite) return;
+    if (blockIdx.x == 0 && threadIdx.x < 8) w.flags[threadIdx.x] = 0;
+    const int M = p.out.M, N = p.out.N, lane = threadIdx.x % 32;
+    const int c = int(blockIdx.x) * (kBlockedThreads / 32) + int(threadIdx.x / 32);
+    if (c >= N) return;  // (a whole warp)
+    const T* x = p.W + b * index_t(M) * N + index_t(c) * M;
+    R acc = 0;
+    for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
+    acc = detail::group_sum(acc, 32, 0xffffffffu);
+    if (lane == 0) w.norms[c] = acc;
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) sigma_kernel(const BlockedParams<T> p) {
+    const index_t b = blockIdx.y;
+    const View<T> w(p, b);
+    const int j = int(blockIdx.x) * kBlockedThreads + int(threadIdx.x);
+    if (w.st.nonfinite || j >= p.out.N) return;
+    w.norms[j] = final_sigma(w.norms[j], detail::blocked_tolerance(p.out, w.st).negligible);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) rank_kernel(const BlockedParams<T> p) {
+    const index_t b = blockIdx.y;
+    const View<T> w(p, b);
+    const int N = p.out.N, j = int(blockIdx.x) * kBlockedThreads + int(threadIdx.x);
+    if (w.st.nonfinite || j >= N) return;
+    w.rank[j] = final_rank(w.norms, N, j);
+    w.rank[N + j] = w.norms[j] > 0 ? 1 : 0;  // done
+    if (!(w.norms[j] > 0)) atomicOr(&w.flags[3], 1);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) write_kernel(const BlockedParams<T> p) {
+    using R = core::real_of_t<T>;
+    const JacobiParams<T>& q = p.out;
+    const index_t b = blockIdx.y;
+    const View<T> w(p, b);
+    if (w.st.nonfinite || w.flags[3]) return;
+    const int M = q.M, N = q.N, lane = threadIdx.x % 32;
+    const int c = int(blockIdx.x) * (kBlockedThreads / 32) + int(threadIdx.x / 32);
+    if (c >= N) return;
+    const R sc = w.norms[c];
+    const index_t rc = w.rank[c];
+    T* u_out = q.compute_u ? q.u + b * q.stride_u : nullptr;
+    T* v_out = q.compute_v ? q.v + b * q.stride_v : nullptr;
+    T* uw_out = q.transpose ? v_out : u_out;
+    const index_t ld_uw = q.transpose ? q.ldv : q.ldu;
+    T* vw_out = q.transpose ? u_out : v_out;
+    const index_t ld_vw = q.transpose ? q.ldu : q.ldv;
+    if (lane == 0) q.s[b * q.s_stride + rc] = scalbn(sc, -detail::state_scale_exponent<R>(w.st));
+    if (uw_out) {
+        const T* x = p.W + b * index_t(M) * N + index_t(c) * M;
+        for (int r = lane; r < M; r += 32) uw_out[r + rc * ld_uw] = core::scale(x[r], R(1) / sc);
+    }
+    if (vw_out) {
+        const T* v = p.V + b * index_t(N) * N + index_t(c) * N;
+        for (int r = lane; r < N; r += 32) vw_out[r + rc * ld_vw] = v[r];
+    }
+    if (c == 0 && lane == 0) {
+        q.info[b] = w.st.converged ? 0 : w.st.sweeps;
+        if (q.sweeps) q.sweeps[b] = w.st.sweeps;
+    }
+}
+
+/// One block a matrix: a NaN/Inf matrix's NaN outputs, and the whole of blocked_finalize_kernel
+/// after the sigma (from the steps above) for a matrix with a zero column.
+template <class T>
+__global__ void __launch_bounds__(kBlockedThreads) rest_kernel(const BlockedParams<T> p) {
+    const JacobiParams<T>& q = p.out;
+    const int M = q.M, N = q.N, tid = threadIdx.x;
+    const index_t b = blockIdx.x;
+    const View<T> w(p, b);
+    if (w.st.nonfinite) {
+        write_nonfinite(q, b, tid, kBlockedThreads);
+        return;
+    }
+    if (!w.flags[3]) return;
+    detail::TeamSync sync{0xffffffffu, false};
+    const core::Tolerance<core::real_of_t<T>> tol = detail::blocked_tolerance(q, w.st);
+    finalize_and_write<index_t>(q, b, p.W + b * index_t(M) * N, std::size_t(M),
+                                p.V ? p.V + b * index_t(N) * N : nullptr, std::size_t(N), w.norms, w.rank,
+                                w.rank + N, p.scratch + b * index_t(N), w.flags, tol.negligible,
+                                detail::state_scale_exponent<core::real_of_t<T>>(w.st),
+                                w.st.converged ? 0 : w.st.sweeps, w.st.sweeps, tid, kBlockedThreads, sync,
+                                /*sigma_ready=*/true);
+}
+
+}  // namespace wide_final
+
 }  // namespace batchsvd::cuda

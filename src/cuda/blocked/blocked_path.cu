@@ -374,8 +374,35 @@ void end_blocked_sweep(BlockedState* state, index_t batch, int max_sweeps, int* 
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_sweep_end_kernel");
 }
 
+/// Whether the finalisation runs over the whole device (wide_final) rather than one block a
+/// matrix: fewer matrices than multiprocessors. BATCHSVD_CUDA_WIDE_FINAL=0 or 1 forces either
+/// (tests: the two give the same bits).
+static bool wide_finalisation(index_t batch) {
+    const char* v = std::getenv("BATCHSVD_CUDA_WIDE_FINAL");
+    if (v && std::string(v) == "0") return false;
+    if (v && std::string(v) == "1") return batch < 65536;
+    return batch < index_t(device_attribute(cudaDevAttrMultiProcessorCount));
+}
+
 template <class DT> void finalize_working_matrices(const BlockedParams<DT>& p, cudaStream_t stream) {
-    const unsigned fin_blocks = unsigned(std::min<index_t>(p.out.batch, index_t(1) << 20));
+    const index_t batch = p.out.batch;
+    if (batch > 0 && wide_finalisation(batch)) {
+        constexpr int warps = kBlockedThreads / 32;
+        const dim3 by_warp(unsigned((p.out.N + warps - 1) / warps), unsigned(batch));
+        const dim3 by_thread(unsigned((p.out.N + kBlockedThreads - 1) / kBlockedThreads), unsigned(batch));
+        wide_final::norms_kernel<DT><<<by_warp, kBlockedThreads, 0, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("wide_final::norms_kernel");
+        wide_final::sigma_kernel<DT><<<by_thread, kBlockedThreads, 0, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("wide_final::sigma_kernel");
+        wide_final::rank_kernel<DT><<<by_thread, kBlockedThreads, 0, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("wide_final::rank_kernel");
+        wide_final::write_kernel<DT><<<by_warp, kBlockedThreads, 0, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("wide_final::write_kernel");
+        wide_final::rest_kernel<DT><<<unsigned(batch), kBlockedThreads, 0, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("wide_final::rest_kernel");
+        return;
+    }
+    const unsigned fin_blocks = unsigned(std::min<index_t>(batch, index_t(1) << 20));
     blocked_finalize_kernel<DT><<<fin_blocks, kBlockedThreads, 0, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("blocked_finalize_kernel");
 }

@@ -31,33 +31,46 @@ __device__ void write_nonfinite(const JacobiParams<T>& p, index_t b, int tid, in
     }
 }
 
+/// A singular value from its column's squared norm: rounding noise (not above `negligible`)
+/// counts as 0.
+template <class R> __device__ __forceinline__ R final_sigma(R norm2, R negligible) {
+    const R s = std::sqrt(norm2);
+    return s > negligible ? s : R(0);
+}
+
+/// Column j's place in the descending order of sigma[0, N) (ties by index).
+template <class R> __device__ __forceinline__ int final_rank(const R* sigma, int N, int j) {
+    const R sj = sigma[j];
+    int r = 0;
+    for (int i = 0; i < N; ++i) {
+        const R si = sigma[i];
+        r += (si > sj || (si == sj && i < j)) ? 1 : 0;
+    }
+    return r;
+}
+
 /// W (M x N, ld ldw) holds the converged working matrix and norms[0, N) its squared column
 /// norms, visible to all TS threads; flags[3] is 0. norms has N + 1 entries, rank and done N,
 /// scratch N; flags[3] and flags[4] are used. `negligible` and `scale_e` are the solve's
 /// (core::negligible_norm, power-of-two scaling), info_value the matrix's status, sweeps the
 /// sweeps it took (written where p.sweeps is set). Index: the
-/// type of element counters (int where M * N is known to fit).
+/// type of element counters (int where M * N is known to fit). sigma_ready: norms already
+/// holds the singular values (the square roots, negligible ones 0: final_sigma), as the
+/// blocked path's wide finalisation leaves them.
 template <class Index, class T, class Sync>
 __device__ void finalize_and_write(const JacobiParams<T>& p, index_t b, T* W, std::size_t ldw,
                                    const T* V, std::size_t ldv, core::real_of_t<T>* norms,
                                    int* rank, int* done, T* scratch, int* flags,
                                    core::real_of_t<T> negligible, int scale_e, int info_value, int sweeps,
-                                   int tid, int TS, const Sync& sync) {
+                                   int tid, int TS, const Sync& sync, bool sigma_ready = false) {
     using R = core::real_of_t<T>;
     const int M = p.M, N = p.N;
-    for (int j = tid; j < N; j += TS) {  // sigma, scaled; rounding noise counts as 0
-        const R sj = std::sqrt(norms[j]);
-        norms[j] = sj > negligible ? sj : R(0);
-    }
+    if (!sigma_ready)
+        for (int j = tid; j < N; j += TS) norms[j] = final_sigma(norms[j], negligible);
     sync();
     for (int j = tid; j < N; j += TS) {
         const R sj = norms[j];
-        int r = 0;
-        for (int i = 0; i < N; ++i) {
-            const R si = norms[i];
-            r += (si > sj || (si == sj && i < j)) ? 1 : 0;
-        }
-        rank[j] = r;
+        rank[j] = final_rank(norms, N, j);
         done[j] = sj > 0 ? 1 : 0;
         if (!(sj > 0)) atomicOr(&flags[3], 1);
     }
