@@ -40,7 +40,9 @@
 //   --print-cases: print the case list (of --group or --cases) and exit, no GPU needed.
 //   --no-sweep-count: skip the sweep scan (about mean sweeps / 2 extra solves; no arithmetic floor).
 //   --host-memory: also time the batch from pinned host memory (transfers included), as the
-//   library chooses and streamed in 8 chunks.
+//   library chooses and streamed in 8 chunks; and from pageable memory (the input touched,
+//   the outputs fresh each call, as NumPy gives them) through the library's staging and
+//   through the driver's own copies (BATCHSVD_CUDA_STAGING=0).
 //   --breakdown: for blocked-path cases, also time one sweep with the pair kernel stopped
 //   after its Gram, after its eigensolver, and in full, which splits a sweep into its parts.
 //   --errors-on K: measure batchsvd's errors on at most K matrices a case (the scan: 20).
@@ -60,6 +62,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -362,6 +365,8 @@ struct Row {
     /// --host-memory: the same batch from pinned host memory, wall time including the
     /// transfers: one shot (copied in, solved, copied out) and streamed in 8 chunks.
     double host_ms = nan_ms, host_streamed_ms = nan_ms;
+    /// ... and from pageable memory, staged by the library and copied by the driver.
+    double pageable_ms = nan_ms, pageable_driver_ms = nan_ms;
     /// Worst of e1-e4 in units of u of each cuSOLVER peer and of batchsvd on one shared
     /// uniform random input (the first acc_count matrices); nan where a peer did not run.
     LibraryAccuracy acc;
@@ -423,10 +428,38 @@ void time_host_memory(Row& row, index_t m, index_t n, index_t batch, const T* da
     setenv("BATCHSVD_CUDA_CHUNK", std::to_string((batch + 7) / 8).c_str(), 1);
     row.host_streamed_ms = wall();
     unsetenv("BATCHSVD_CUDA_CHUNK");
+    // Pageable: the input a touched copy, the outputs fresh from malloc each call (untouched
+    // pages, as a new NumPy array's).
+    {
+        std::vector<T> pa(std::size_t(m) * n * batch);
+        std::memcpy(pa.data(), a.p, sizeof(T) * pa.size());
+        auto pageable = [&] {
+            std::vector<double> t;
+            for (int r = 0; r < 4; ++r) {
+                void* pu = std::malloc(sizeof(T) * std::size_t(m) * k * batch);
+                void* pv = std::malloc(sizeof(T) * std::size_t(n) * k * batch);
+                void* ps = std::malloc(sizeof(R) * std::size_t(k) * batch);
+                void* pi = std::malloc(sizeof(int) * std::size_t(batch));
+                if (!pu || !pv || !ps || !pi) throw std::bad_alloc();
+                const auto t0 = std::chrono::steady_clock::now();
+                batchsvd::gesvd<T>(m, n, batch, pa.data(), static_cast<R*>(ps), static_cast<T*>(pu),
+                                   static_cast<T*>(pv), static_cast<int*>(pi), opts);
+                const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                if (r > 0) t.push_back(ms);
+                for (void* p : {pu, pv, ps, pi}) std::free(p);
+            }
+            return median(t);
+        };
+        row.pageable_ms = pageable();
+        setenv("BATCHSVD_CUDA_STAGING", "0", 1);
+        row.pageable_driver_ms = pageable();
+        unsetenv("BATCHSVD_CUDA_STAGING");
+    }
     const int* inf = static_cast<const int*>(info.p);
     const index_t bad = std::count_if(inf, inf + batch, [](int x) { return x != 0; });
     std::cerr << "  host memory: " << row.host_ms << " ms as chosen, " << row.host_streamed_ms
-              << " ms streamed in 8 chunks (device-resident " << row.ours << " ms)"
+              << " ms streamed in 8 chunks; pageable " << row.pageable_ms << " ms staged, "
+              << row.pageable_driver_ms << " ms the driver's copies (device-resident " << row.ours << " ms)"
               << (bad ? ", matrices with info != 0: " + std::to_string(bad) : std::string()) << "\n";
 }
 
@@ -1066,7 +1099,7 @@ int main(int argc, char** argv) {
                "skipped_over_cap,host_memory_ms,host_memory_streamed_ms,acc_count,acc_batchsvd_u,"
                "acc_gesvdjBatched_u,acc_gesvda_u,acc_gesvdj_u,acc_gesvd_u,errors_by,geo_acc_count,"
                "geo_acc_batchsvd_u,geo_acc_gesvdjBatched_u,geo_acc_gesvda_u,geo_acc_gesvdj_u,"
-               "geo_acc_gesvd_u,sweeps_counted_on,peers_on_transpose\n";
+               "geo_acc_gesvd_u,sweeps_counted_on,peers_on_transpose,host_pageable_ms,host_pageable_driver_ms\n";
         for (const Row& r : rows) {
             csv << '"' << prop.name << "\"," << cuda_version << ',' << commit << ',' << date << ','
                 << csv_label << ',' << r.precision << ',' << r.m << ',' << r.n << ',' << r.batch << ','
@@ -1099,7 +1132,8 @@ int main(int argc, char** argv) {
                 << fmt(r.geo_acc.ours, 3) << ',' << fmt(r.geo_acc.jbatched, 3) << ','
                 << fmt(r.geo_acc.gesvda, 3) << ',' << fmt(r.geo_acc.jloop, 3) << ','
                 << fmt(r.geo_acc.gesvd, 3) << ',' << r.sweeps_counted_on << ','
-                << (r.peers_on_transpose ? 1 : 0) << '\n';
+                << (r.peers_on_transpose ? 1 : 0) << ',' << fmt(r.pageable_ms, 6) << ','
+                << fmt(r.pageable_driver_ms, 6) << '\n';
         }
         if (!csv_path.empty()) std::ofstream(csv_path) << csv.str();
     };

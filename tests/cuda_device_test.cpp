@@ -921,10 +921,63 @@ TYPED_TEST(CudaDevice, HostStreamedChunksMatchWholeBatch) {
     }
 }
 
-// ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------
+/// Host operands in pageable memory (std::vector) are copied through the library's pinned
+/// pieces (copy_async): the same bits as the driver's own copies (BATCHSVD_CUDA_STAGING=0),
+/// with pieces that do not divide the operands, leading dimensions past the rows (the gaps
+/// survive), U or V alone, at once and streamed in chunks.
+TYPED_TEST(CudaDevice, HostStagedCopiesMatchDriverCopies) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    using R = real_t<T>;
+    const index_t m = 40, n = 24, k = std::min(m, n), lda = 43, ldu = 41, ldv = 29, batch = 2000;
+    const auto packed = testing::generate_batch<T>(testing::Family::random, m, n, batch, testing::fresh_seed());
+    std::vector<T> a(std::size_t(lda * n * batch), T(R(7)));
+    for (index_t b = 0; b < batch; ++b)
+        for (index_t j = 0; j < n; ++j)
+            for (index_t i = 0; i < m; ++i) a[std::size_t(b * lda * n + i + j * lda)] = packed[std::size_t(b * m * n + i + j * m)];
+    for (int outputs = 0; outputs < 3; ++outputs)  // U and V, U only, V only
+    for (const char* chunk : {"", "1100"}) {
+        SCOPED_TRACE(std::string("outputs ") + std::to_string(outputs) + " chunk " + chunk);
+        Options o;
+        o.backend = Backend::cuda;
+        o.compute_u = outputs != 2;
+        o.compute_v = outputs != 1;
+        auto solve = [&] {
+            DeviceResult<T> r;
+            r.s.assign(std::size_t(k * batch), std::numeric_limits<R>::quiet_NaN());
+            r.u.assign(std::size_t(ldu * k * batch), nan_value<T>());
+            r.v.assign(std::size_t(ldv * k * batch), nan_value<T>());
+            r.info.assign(std::size_t(batch), 12345);
+            gesvd<T>(m, n, batch, MatrixBatch<const T>{a.data(), lda, lda * n}, r.s.data(), k,
+                     MatrixBatch<T>{r.u.data(), ldu, ldu * k}, MatrixBatch<T>{r.v.data(), ldv, ldv * k},
+                     r.info.data(), o);
+            return r;
+        };
+        std::optional<ScopedEnv> chunks;
+        if (*chunk) chunks.emplace("BATCHSVD_CUDA_CHUNK", chunk);
+        const auto driver = [&] {
+            const ScopedEnv off("BATCHSVD_CUDA_STAGING", "0");
+            return solve();
+        }();
+        const ScopedEnv piece("BATCHSVD_CUDA_STAGING_PIECE", "1000064");
+        const auto staged = solve();
+        EXPECT_EQ(staged.info, driver.info);
+        EXPECT_TRUE(std::memcmp(staged.s.data(), driver.s.data(), staged.s.size() * sizeof(R)) == 0);
+        EXPECT_TRUE(std::memcmp(staged.u.data(), driver.u.data(), staged.u.size() * sizeof(T)) == 0);
+        EXPECT_TRUE(std::memcmp(staged.v.data(), driver.v.data(), staged.v.size() * sizeof(T)) == 0);
+        for (index_t b : {index_t(0), batch - 1}) {
+            EXPECT_EQ(staged.info[std::size_t(b)], 0);
+            if (o.compute_u) EXPECT_TRUE(std::isnan(std::real(staged.u[std::size_t(b * ldu * k + m)]))) << "U's gap";
+            if (o.compute_v) EXPECT_TRUE(std::isnan(std::real(staged.v[std::size_t(b * ldv * k + n)]))) << "V's gap";
+        }
+    }
+}
+
 
 /// Every order from 1 to the tiny cap, square, tall and wide, the six families; batches
 /// that end in a partial block of 128 matrices.
+// ---- the tiny-matrix kernel (max(m, n) <= 4, one thread per matrix) -------------------------
+
 TYPED_TEST(CudaDevice, TinyEveryShapeAndFamily) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;

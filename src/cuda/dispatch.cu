@@ -19,6 +19,7 @@
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_attribute.hpp"
 #include "cuda/common/device_buffer.hpp"
+#include "cuda/common/host_staging.hpp"
 #include "cuda/fused/fused_plan.hpp"
 #include "cuda/fused/fused_kernel.cuh"
 #include "cuda/common/owned_stream.hpp"
@@ -609,13 +610,13 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
                           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
                           const Options& opts, cudaStream_t stream) {
     using R = real_t<T>;
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.a.get(), ha, sp.na * sizeof(T), cudaMemcpyDefault, stream));
+    copy_async(d.a.get(), ha, sp.na * sizeof(T), stream);
     if (sp.s_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.s.get(), hs, sp.ns * sizeof(R), cudaMemcpyDefault, stream));
+        copy_async(d.s.get(), hs, sp.ns * sizeof(R), stream);
     if (sp.u_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.u.get(), hu, sp.nu * sizeof(T), cudaMemcpyDefault, stream));
+        copy_async(d.u.get(), hu, sp.nu * sizeof(T), stream);
     if (sp.v_gaps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(d.v.get(), hv, sp.nv * sizeof(T), cudaMemcpyDefault, stream));
+        copy_async(d.v.get(), hv, sp.nv * sizeof(T), stream);
     Options o = opts;
     o.stream = stream;
     o.sweeps = opts.sweeps ? d.sweeps.get() : nullptr;
@@ -625,17 +626,18 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
 }
 
 /// The second half: the chunk's outputs back to the caller's memory. (From pageable memory
-/// the copies return when done; from pinned memory they are asynchronous.)
+/// the copies return when done, staged through pinned pieces (copy_async); from pinned
+/// memory they are asynchronous.)
 template <class T>
 void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
                  int* hsweeps, const DeviceChunk<T>& d, cudaStream_t stream) {
     using R = real_t<T>;
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hs, d.s.get(), sp.ns * sizeof(R), cudaMemcpyDefault, stream));
-    if (sp.nu) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hu, d.u.get(), sp.nu * sizeof(T), cudaMemcpyDefault, stream));
-    if (sp.nv) BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hv, d.v.get(), sp.nv * sizeof(T), cudaMemcpyDefault, stream));
-    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hinfo, d.info.get(), count * sizeof(int), cudaMemcpyDefault, stream));
+    copy_async(hs, d.s.get(), sp.ns * sizeof(R), stream);
+    if (sp.nu) copy_async(hu, d.u.get(), sp.nu * sizeof(T), stream);
+    if (sp.nv) copy_async(hv, d.v.get(), sp.nv * sizeof(T), stream);
+    copy_async(hinfo, d.info.get(), count * sizeof(int), stream);
     if (hsweeps)
-        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(hsweeps, d.sweeps.get(), count * sizeof(int), cudaMemcpyDefault, stream));
+        copy_async(hsweeps, d.sweeps.get(), count * sizeof(int), stream);
 }
 
 /// Device bytes one matrix needs when solved from host memory: its operands and the chosen
