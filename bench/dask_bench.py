@@ -12,14 +12,17 @@ workers have in all; --cuda: on GPU 0); "one worker" is the same chunking on one
 
     python3 bench/dask_bench.py [--batch 200000] [--m 16] [--n 16] [--dtype float64]
         [--workers 1,2] [--threads-per-worker 1] [--chunks 2000,10000,50000] [--reps 3]
-        [--cuda [--input host|cupy]] [--values] [--no-direct] [--scheduler ADDRESS] [--csv out.csv]
+        [--cuda [--input host|cupy] [--task-threads N]] [--values] [--no-direct]
+        [--scheduler ADDRESS] [--csv out.csv]
 
 --input (with --cuda): host, NumPy chunks in the workers' memory (each task copies its chunk
 to the GPU and the results back; made on the GPU with CuPy, then copied to host memory), or
 cupy, CuPy chunks in the GPUs' memory (results stay there). With --scheduler the run uses that
 cluster (its workers as they are) instead of local ones.
-CSV: mode=dask, cpu, gpu, date, commit, workers, threads_per_worker, input, outputs, precision,
-m, n, batch, chunk, batchsvd_ms, one_worker_ms, direct_ms.
+--task-threads N (with --cuda) passes threads=N to every task and to the direct call: the host
+threads that copy NumPy chunks (Dask's workers set OMP_NUM_THREADS=1, which the default
+follows). CSV: mode=dask, cpu, gpu, date, commit, workers, threads_per_worker, task_threads,
+input, outputs, precision, m, n, batch, chunk, batchsvd_ms, one_worker_ms, direct_ms.
 """
 import argparse
 import datetime
@@ -110,6 +113,8 @@ def main():
     p.add_argument("--input", default="host", choices=["host", "cupy"])
     p.add_argument("--values", action="store_true", help="svdvals instead of svd")
     p.add_argument("--no-direct", action="store_true", help="skip the direct call (direct_ms nan)")
+    p.add_argument("--task-threads", type=int, default=None,
+                   help="--cuda: threads= of each task (the host threads that copy a NumPy chunk)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--scheduler", default=None)
     p.add_argument("--csv", default=None)
@@ -125,7 +130,7 @@ def main():
     import batchsvd.dask as bd
 
     where = ("cupy" if a.input == "cupy" else "host") if a.cuda else "numpy"
-    header = ("mode,cpu,gpu,date,commit,workers,threads_per_worker,input,outputs,precision,m,n,batch,chunk,"
+    header = ("mode,cpu,gpu,date,commit,workers,threads_per_worker,task_threads,input,outputs,precision,m,n,batch,chunk,"
               "batchsvd_ms,one_worker_ms,direct_ms")
     out = open(a.csv, "w") if a.csv else sys.stdout
     print(header, file=out, flush=True)
@@ -148,7 +153,7 @@ def main():
         else:
             whole = np.concatenate(parts)
         del parts
-        kw = {} if a.cuda else {"threads": all_threads}
+        kw = {"threads": a.task_threads} if a.cuda else {"threads": all_threads}
 
         def call():
             r = solve(whole, **kw)
@@ -198,7 +203,7 @@ def main():
                 # A tolerance that differs in the 12th digit a call, so that Dask does not find
                 # the results of an earlier call (the tasks are pure) still held.
                 tol = 30 * (1 + 1e-12 * next(calls))
-                kw = {} if a.cuda else {"threads": a.threads_per_worker}
+                kw = {"threads": a.task_threads} if a.cuda else {"threads": a.threads_per_worker}
                 r = bd.svdvals(x, tol=tol, **kw) if a.values else bd.svd(x, tol=tol, **kw)
                 r = client.persist(list(r) if isinstance(r, tuple) else [r])
                 wait(r)
@@ -208,9 +213,9 @@ def main():
             ms = _time(run, a.reps)
             if workers == 1:
                 one_worker[chunk] = ms
-            row = ("dask,%s,%s,%s,%s,%d,%d,%s,%s,%s,%d,%d,%d,%d,%.3f,%s,%.3f" % (
+            row = ("dask,%s,%s,%s,%s,%d,%d,%s,%s,%s,%s,%d,%d,%d,%d,%.3f,%s,%.3f" % (
                 _cpu(), _gpu() if a.cuda else "none", datetime.date.today().isoformat(), _commit(), workers,
-                a.threads_per_worker, where, outputs, a.dtype, a.m, a.n, a.batch, chunk, ms,
+                a.threads_per_worker, a.task_threads if a.cuda and a.task_threads else "default", where, outputs, a.dtype, a.m, a.n, a.batch, chunk, ms,
                 ("%.3f" % one_worker[chunk]) if chunk in one_worker else "nan", direct))
             print(row, file=out, flush=True)
             del x, blocks

@@ -5,7 +5,8 @@
 # benchmark (bench/dask_bench.py --cuda): 1 and 2 GPU workers against a direct call on
 # 10^6 x 32^2 float64 from host memory and from GPU memory, and the values of a batch larger
 # than one GPU's memory (1.1 x 10^7 x 32^2 float64, 90 GB) from host memory.
-#   scripts/gpu_dask.sh [--wheels DIR] [--tests-only | --bench-only] [--reps N]
+#   scripts/gpu_dask.sh [--wheels DIR] [--tests-only | --bench-only] [--host-only] [--reps N]
+# --host-only: of the benchmark, only 10^6 x 32^2 from host memory (threads= default and 8).
 # --wheels DIR: install dask, distributed and dask-cuda from the wheels in DIR, without their
 # dependencies and without an index (a machine without network whose image has the rest);
 # else they must be installed (pip install ".[dask-cuda]").
@@ -14,13 +15,14 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
 mkdir -p "$out"
-wheels= tests=1 bench=1 reps=3
+wheels= tests=1 bench=1 reps=3 host_only=0
 while [ $# -gt 0 ]; do
   case $1 in
     --wheels) [ $# -ge 2 ] || { echo "gpu_dask: --wheels needs a directory" >&2; exit 2; }
               wheels=$2; shift ;;
     --tests-only) bench=0 ;;
     --bench-only) tests=0 ;;
+    --host-only) host_only=1 ;;
     --reps) [ $# -ge 2 ] || { echo "gpu_dask: --reps needs a value" >&2; exit 2; }
             reps=$2; shift ;;
     *) echo "gpu_dask: unknown option $1" >&2; exit 2 ;;
@@ -43,11 +45,17 @@ if [ $tests = 1 ]; then
 fi
 if [ $bench = 1 ]; then
   b() { python3 bench/dask_bench.py --cuda --reps "$reps" "$@"; }
-  b --batch 1000000 --m 32 --n 32 --chunks 62500,125000,250000 --csv "$out/dask_host.csv" || status=1
-  b --batch 1000000 --m 32 --n 32 --chunks 125000,250000 --input cupy --csv "$out/dask_cupy.csv" || status=1
-  b --batch 1000000 --m 32 --n 32 --chunks 125000 --threads-per-worker 2 --csv "$out/dask_host_2threads.csv" \
-    || status=1
-  b --batch 11000000 --m 32 --n 32 --chunks 500000 --values --no-direct --reps 2 --csv "$out/dask_large_values.csv" \
+  if [ $host_only = 1 ]; then
+    b --batch 1000000 --m 32 --n 32 --chunks 125000,250000 --csv "$out/dask_host.csv" || status=1
+  else
+    b --batch 1000000 --m 32 --n 32 --chunks 62500,125000,250000 --csv "$out/dask_host.csv" || status=1
+    b --batch 1000000 --m 32 --n 32 --chunks 125000,250000 --input cupy --csv "$out/dask_cupy.csv" || status=1
+    b --batch 1000000 --m 32 --n 32 --chunks 125000 --threads-per-worker 2 --csv "$out/dask_host_2threads.csv" \
+      || status=1
+    b --batch 11000000 --m 32 --n 32 --chunks 500000 --values --no-direct --reps 2 --csv "$out/dask_large_values.csv" \
+      || status=1
+  fi
+  b --batch 1000000 --m 32 --n 32 --chunks 125000,250000 --task-threads 8 --csv "$out/dask_host_8copythreads.csv" \
     || status=1
   cat "$out"/dask_*.csv
 fi

@@ -99,7 +99,8 @@ struct Options {
     SvdMethod method = SvdMethod::automatic;  ///< singular values alone (above)
     /// CPU backend: the OpenMP threads of this call; 0 takes OpenMP's default
     /// (omp_get_max_threads(), which OMP_NUM_THREADS sets). Results do not depend on it. The
-    /// CUDA backend ignores it.
+    /// CUDA backend uses it only for host pointers in pageable memory: the threads that copy
+    /// them through pinned buffers (0: OpenMP's default, at most 16).
     int threads = 0;
     void* stream = nullptr;   ///< cudaStream_t for the CUDA backend (nullptr = default stream)
     /// CUDA devices that share the batch (cuda_devices() for every visible one); empty: the

@@ -923,7 +923,8 @@ def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,
        call returns when they are (the array's own device's share stays on the stream).
     threads: the CPU backend's threads for this call (an integer >= 1); None (default) takes
        OpenMP's default (OMP_NUM_THREADS, else every core). Results do not depend on it. A
-       GPU solve ignores it.
+       GPU solve of host arrays uses it for the threads that copy them to and from the GPU
+       through pinned buffers (None: OpenMP's default, at most 16); else it is ignored.
 
     CUDA arrays are processed on the array's device: PyTorch and CuPy arrays on the
     framework's current stream, JAX arrays on the default stream, which is synchronised before

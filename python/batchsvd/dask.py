@@ -125,8 +125,9 @@ def svd(x, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None, r
         threads=None):
     """batchsvd.svd for a Dask array of shape (..., m, n): lazy U, S, Vh (Vh = V^H) with x's
     batch chunks; compute_uv=False gives S alone; return_info as batchsvd.svd's (lazy int32
-    arrays of the batch's shape). tol, max_sweeps and threads (each task's CPU threads) as
-    batchsvd.svd's. full_matrices=True is not supported (NotImplementedError)."""
+    arrays of the batch's shape). tol, max_sweeps and threads as batchsvd.svd's: each task's
+    CPU threads, or on a GPU worker the threads that copy a NumPy chunk to and from the GPU
+    (Dask's workers set OMP_NUM_THREADS=1, so None gives one). full_matrices=True is not supported (NotImplementedError)."""
     if full_matrices:
         raise NotImplementedError("batchsvd.dask.svd computes the reduced SVD only (full_matrices=False)")
     return _solve(x, compute_uv, tol, max_sweeps, return_info, threads)

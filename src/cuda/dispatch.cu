@@ -610,13 +610,13 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
                           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
                           const Options& opts, cudaStream_t stream) {
     using R = real_t<T>;
-    copy_async(d.a.get(), ha, sp.na * sizeof(T), stream);
+    copy_async(d.a.get(), ha, sp.na * sizeof(T), stream, opts.threads);
     if (sp.s_gaps)
-        copy_async(d.s.get(), hs, sp.ns * sizeof(R), stream);
+        copy_async(d.s.get(), hs, sp.ns * sizeof(R), stream, opts.threads);
     if (sp.u_gaps)
-        copy_async(d.u.get(), hu, sp.nu * sizeof(T), stream);
+        copy_async(d.u.get(), hu, sp.nu * sizeof(T), stream, opts.threads);
     if (sp.v_gaps)
-        copy_async(d.v.get(), hv, sp.nv * sizeof(T), stream);
+        copy_async(d.v.get(), hv, sp.nv * sizeof(T), stream, opts.threads);
     Options o = opts;
     o.stream = stream;
     o.sweeps = opts.sweeps ? d.sweeps.get() : nullptr;
@@ -626,18 +626,18 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
 }
 
 /// The second half: the chunk's outputs back to the caller's memory. (From pageable memory
-/// the copies return when done, staged through pinned pieces (copy_async); from pinned
-/// memory they are asynchronous.)
+/// the copies return when done, staged through pinned pieces by `threads` host threads
+/// (copy_async); from pinned memory they are asynchronous.)
 template <class T>
 void enqueue_out(index_t count, const ChunkSpans& sp, real_t<T>* hs, T* hu, T* hv, int* hinfo,
-                 int* hsweeps, const DeviceChunk<T>& d, cudaStream_t stream) {
+                 int* hsweeps, const DeviceChunk<T>& d, cudaStream_t stream, int threads) {
     using R = real_t<T>;
-    copy_async(hs, d.s.get(), sp.ns * sizeof(R), stream);
-    if (sp.nu) copy_async(hu, d.u.get(), sp.nu * sizeof(T), stream);
-    if (sp.nv) copy_async(hv, d.v.get(), sp.nv * sizeof(T), stream);
-    copy_async(hinfo, d.info.get(), count * sizeof(int), stream);
+    copy_async(hs, d.s.get(), sp.ns * sizeof(R), stream, threads);
+    if (sp.nu) copy_async(hu, d.u.get(), sp.nu * sizeof(T), stream, threads);
+    if (sp.nv) copy_async(hv, d.v.get(), sp.nv * sizeof(T), stream, threads);
+    copy_async(hinfo, d.info.get(), count * sizeof(int), stream, threads);
     if (hsweeps)
-        copy_async(hsweeps, d.sweeps.get(), count * sizeof(int), stream);
+        copy_async(hsweeps, d.sweeps.get(), count * sizeof(int), stream, threads);
 }
 
 /// Device bytes one matrix needs when solved from host memory: its operands and the chosen
@@ -710,7 +710,7 @@ void gesvd_host_streamed(index_t m, index_t n, index_t batch, index_t chunk, Mat
         const index_t f = sl.first;
         enqueue_out<T>(sl.count, sl.sp, s + f * s_stride, sl.sp.nu ? u.data + f * u.stride : nullptr,
                        sl.sp.nv ? v.data + f * v.stride : nullptr, info + f,
-                       opts.sweeps ? opts.sweeps + f : nullptr, sl.d, sl.stream.s);
+                       opts.sweeps ? opts.sweeps + f : nullptr, sl.d, sl.stream.s, opts.threads);
     };
     Slot* pending = nullptr;  // the chunk whose outputs are still to be copied out
     for (index_t first = 0, c = 0; first < batch; first += chunk, ++c) {
@@ -762,7 +762,7 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
     DeviceChunk<T> d(sp, batch, opts.sweeps != nullptr, stream);
     enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream);
-    enqueue_out<T>(batch, sp, s, u.data, v.data, info, opts.sweeps, d, stream);
+    enqueue_out<T>(batch, sp, s, u.data, v.data, info, opts.sweeps, d, stream, opts.threads);
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

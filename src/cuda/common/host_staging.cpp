@@ -24,7 +24,7 @@ constexpr std::size_t kStageFrom = std::size_t(4) << 20;
 /// host threads while the others travel.
 constexpr int kPieces = 3;
 constexpr std::size_t kPieceBytes = std::size_t(32) << 20;
-/// Host threads a piece is copied with, at most; pieces under kThreadBytes a thread each.
+/// Host threads a piece is copied with by default, at most; kThreadBytes at least a thread.
 constexpr int kMaxThreads = 16;
 constexpr std::size_t kThreadBytes = std::size_t(2) << 20;
 
@@ -82,10 +82,9 @@ private:
     std::vector<std::pair<void*, std::size_t>> free_;
 };
 
-/// memcpy over several OpenMP threads (page faults of untouched memory included).
-void parallel_memcpy(void* dst, const void* src, std::size_t bytes) {
-    const int threads = int(std::min<std::size_t>(std::size_t(std::min(kMaxThreads, omp_get_max_threads())),
-                                                   std::max<std::size_t>(1, bytes / kThreadBytes)));
+/// memcpy over up to `most` OpenMP threads (page faults of untouched memory included).
+void parallel_memcpy(void* dst, const void* src, std::size_t bytes, int most) {
+    const int threads = int(std::min<std::size_t>(std::size_t(most), std::max<std::size_t>(1, bytes / kThreadBytes)));
     if (threads <= 1) {
         std::memcpy(dst, src, bytes);
         return;
@@ -129,7 +128,7 @@ bool pageable(const cudaPointerAttributes& a) { return a.type == cudaMemoryTypeU
 
 /// Host (pageable) to device: each piece filled by the threads, then sent; a piece is filled
 /// again once its last copy is done.
-bool copy_in(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+bool copy_in(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int threads) {
     Staging st(piece_bytes());
     if (st.pieces.empty()) return false;
     std::size_t off = 0;
@@ -137,7 +136,7 @@ bool copy_in(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)
         const int k = i % kPieces;
         const std::size_t len = std::min(st.bytes, bytes - off);
         st.wait(k);
-        parallel_memcpy(st.pieces[k], static_cast<const char*>(src) + off, len);
+        parallel_memcpy(st.pieces[k], static_cast<const char*>(src) + off, len, threads);
         BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(static_cast<char*>(dst) + off, st.pieces[k], len, cudaMemcpyHostToDevice, stream));
         st.record(k, stream);
         off += len;
@@ -148,7 +147,7 @@ bool copy_in(void* dst, const void* src, std::size_t bytes, cudaStream_t stream)
 
 /// Device to host (pageable): kPieces copies in flight, each piece drained by the threads
 /// once it arrives and then sent for again.
-bool copy_out(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+bool copy_out(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int threads) {
     Staging st(piece_bytes());
     if (st.pieces.empty()) return false;
     const std::size_t n = (bytes + st.bytes - 1) / st.bytes;
@@ -163,7 +162,7 @@ bool copy_out(void* dst, const void* src, std::size_t bytes, cudaStream_t stream
         const int k = int(i % kPieces);
         const std::size_t off = i * st.bytes, len = std::min(st.bytes, bytes - off);
         st.wait(k);
-        parallel_memcpy(static_cast<char*>(dst) + off, st.pieces[k], len);
+        parallel_memcpy(static_cast<char*>(dst) + off, st.pieces[k], len, threads);
         if (i + kPieces < n) fetch(i + kPieces);
     }
     return true;
@@ -171,13 +170,14 @@ bool copy_out(void* dst, const void* src, std::size_t bytes, cudaStream_t stream
 
 }  // namespace
 
-void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int threads) {
     if (bytes >= kStageFrom && staging_on()) {
+        threads = threads > 0 ? threads : std::min(kMaxThreads, omp_get_max_threads());
         cudaPointerAttributes da{}, sa{};
         BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&da, dst));
         BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&sa, src));
-        if (pageable(sa) && da.type == cudaMemoryTypeDevice && copy_in(dst, src, bytes, stream)) return;
-        if (pageable(da) && sa.type == cudaMemoryTypeDevice && copy_out(dst, src, bytes, stream)) return;
+        if (pageable(sa) && da.type == cudaMemoryTypeDevice && copy_in(dst, src, bytes, stream, threads)) return;
+        if (pageable(da) && sa.type == cudaMemoryTypeDevice && copy_out(dst, src, bytes, stream, threads)) return;
     }
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
 }

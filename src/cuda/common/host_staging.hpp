@@ -18,6 +18,7 @@ namespace batchsvd::cuda {
 /// the data (out), as the driver's copies from and to pageable memory do; other copies are
 /// asynchronous as cudaMemcpyAsync's. BATCHSVD_CUDA_STAGING=0 turns staging off (the
 /// driver's copies), BATCHSVD_CUDA_STAGING_PIECE=BYTES sets the piece size (tests).
-void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream);
+/// threads: the host threads that fill and drain a piece; 0: OpenMP's default, at most 16.
+void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int threads = 0);
 
 }  // namespace batchsvd::cuda
