@@ -57,11 +57,13 @@ def _gpu():
 
 
 def _commit():
+    if os.environ.get("BATCHSVD_GIT_COMMIT"):  # (a copy of the tree whose git metadata is not its own)
+        return os.environ["BATCHSVD_GIT_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               cwd=os.path.dirname(os.path.abspath(__file__)), check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
-        return os.environ.get("BATCHSVD_GIT_COMMIT", "unknown")
+        return "unknown"
 
 
 def _time(fn, reps):
