@@ -25,6 +25,7 @@ raises ``numpy.linalg.LinAlgError`` when the result is computed (unless ``return
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -41,9 +42,26 @@ _DTYPES = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64,
            np.dtype(np.complex64): np.float32, np.dtype(np.complex128): np.float64}
 
 
+def _copy_threads(a, threads):
+    """threads= for a chunk: as given, else for a NumPy chunk solved on the worker's GPU the
+    worker's cores over the node's GPUs (at most 16), the host threads that copy it to and
+    from the GPU. (Dask's workers set OMP_NUM_THREADS=1, which would leave one.)"""
+    import batchsvd
+
+    if threads is not None or not isinstance(a, np.ndarray) or not batchsvd.cuda_available():
+        return threads
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(16, cores // max(1, len(batchsvd.cuda_devices()))))
+
+
 def _solve_chunk(a, compute_uv, tol, max_sweeps, return_info, threads):
     """One chunk on the worker: the outputs of batchsvd.svd / svdvals, always a tuple."""
     import batchsvd  # (imported on the worker)
+
+    threads = _copy_threads(a, threads)
 
     if compute_uv:
         out = batchsvd.svd(a, tol=tol, max_sweeps=max_sweeps, return_info=return_info, threads=threads)

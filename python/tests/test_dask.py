@@ -124,3 +124,17 @@ def test_bad_arguments_fail_at_the_call():
     with pytest.warns(da.PerformanceWarning):
         U, S, Vh = bd.svd(da.ones((3, 8, 8), chunks=(3, 4, 8)))
     assert S.chunks == ((3,), (8,))
+
+
+def test_copy_threads_of_a_gpu_worker(monkeypatch):
+    """threads= as given; else, for a NumPy chunk on a worker with GPUs, its cores over the
+    node's GPUs (at most 16), not Dask's OMP_NUM_THREADS=1; CPU workers keep OpenMP's default."""
+    a = np.ones((2, 3, 3))
+    assert bd._copy_threads(a, 3) == 3
+    monkeypatch.setattr(batchsvd, "cuda_available", lambda: False)
+    assert bd._copy_threads(a, None) is None
+    monkeypatch.setattr(batchsvd, "cuda_available", lambda: True)
+    monkeypatch.setattr(batchsvd, "cuda_devices", lambda: [0, 1])
+    cores = len(os.sched_getaffinity(0))
+    assert bd._copy_threads(a, None) == max(1, min(16, cores // 2))
+    assert bd._copy_threads(a.tolist(), None) is None  # (not a NumPy chunk: CuPy's stay on the GPU)
