@@ -21,15 +21,21 @@ BATCHSVD_CPU_BEGIN
 /// preconditioning (batchsvd_cpu_bench, float64 and float32, 2026-11-27; docs/cpu.md).
 template <class R> inline constexpr index_t lanes_max_cols = sizeof(R) == 8 ? 20 : 24;
 inline constexpr index_t lanes_max_rows = 64;
+/// float64 matrices of order 16 and up and length 56 and up take the per-matrix iteration,
+/// whose LAPACK QR first shortens their columns: 64 x 16 38.0 against 43.5 ms, 64 x 20 41.6
+/// against 46.6, 56 x 16 42.3 against 43.9 (2 cores, batchsvd_cpu_bench, 2026-11-27, with
+/// BATCHSVD_CPU_LANES=off against on; float32 and shorter columns measured faster in the lanes).
+inline constexpr index_t lanes_f64_qr_cols = 16, lanes_f64_qr_rows = 56;
 
 /// Whether the m x n matrices of a call take the lanes: real types, orders 2 to
-/// lanes_max_cols, and the automatic variant without forced QR or preconditioning (those
+/// lanes_max_cols (float64: not from order 16 with 56 rows or more), and the automatic variant without forced QR or preconditioning (those
 /// options ask for the per-matrix iteration).
 template <class T> bool lanes_suit(index_t m, index_t n, const Options& opt) {
     if constexpr (is_cplx<T>::value) {
         return false;
     } else {
         const index_t k = std::min(m, n), len = std::max(m, n);
+        if (sizeof(T) == 8 && k >= lanes_f64_qr_cols && len >= lanes_f64_qr_rows) return false;
         return lanes_enabled() && k >= 2 && k <= lanes_max_cols<T> && len <= lanes_max_rows && opt.variant == JacobiVariant::automatic &&
                opt.qr != QrMode::always && opt.precondition != PreconditionMode::always;
     }
