@@ -59,6 +59,16 @@ void zunmqr_(const char*, const char*, const int*, const int*, const int*, const
              const int*, cd*, const int*, int*, fstrlen, fstrlen);
 }
 
+/// A LAPACK routine with one workspace, `call(work, lwork)`: the size query (lwork = -1),
+/// then the call with `work` grown to the size asked (at least `least`).
+template <class T, class Call> void call_with_work(Call&& call, int least, std::vector<T>& work) {
+    T q{};
+    call(&q, -1);
+    const int lwork = std::max({1, least, int(std::real(q))});
+    if (work.size() < std::size_t(lwork)) work.resize(std::size_t(lwork));
+    call(work.data(), lwork);
+}
+
 /// ?geqrf: A (m x n, m >= n) = QR in place, R in the upper triangle and the reflectors below
 /// it (LAPACK's convention, which householder_qr follows: H = I - tau v v^H, real beta).
 /// `work` grows as the routine asks. Returns LAPACK's info.
@@ -70,11 +80,7 @@ template <class T> int geqrf(int m, int n, T* a, int lda, T* tau, std::vector<T>
         else if constexpr (std::is_same_v<T, cf>) cgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
         else zgeqrf_(&m, &n, a, &lda, tau, w, &lw, &info);
     };
-    T q{};
-    call(&q, -1);
-    const int lwork = std::max({1, n, int(std::real(q))});
-    if (work.size() < std::size_t(lwork)) work.resize(std::size_t(lwork));
-    call(work.data(), lwork);
+    call_with_work(call, n, work);
     return info;
 }
 
@@ -92,11 +98,7 @@ int apply_q_left(int m, int ncols, int k, const T* a, int lda, const T* tau, T* 
             cunmqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
         else zunmqr_("L", "N", &m, &ncols, &k, a, &lda, tau, c, &ldc, w, &lw, &info, 1, 1);
     };
-    T q{};
-    call(&q, -1);
-    const int lwork = std::max({1, ncols, int(std::real(q))});
-    if (work.size() < std::size_t(lwork)) work.resize(std::size_t(lwork));
-    call(work.data(), lwork);
+    call_with_work(call, ncols, work);
     return info;
 }
 
