@@ -159,6 +159,14 @@ template <class R> __device__ __forceinline__ int state_scale_exponent(const Blo
     return scale_exponent(max_abs_from_bits<R>(st.maxbits));
 }
 
+/// The squared norm of column x (M entries) by one warp: lane-strided sums, then the warp's
+/// sum (the finalisations' norms, one-block and wide alike).
+template <class T> __device__ __forceinline__ core::real_of_t<T> warp_column_norm2(const T* x, int M, int lane) {
+    core::real_of_t<T> acc = 0;
+    for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
+    return group_sum(acc, 32, 0xffffffffu);
+}
+
 /// The iteration's thresholds for the matrix whose scan left state st.
 template <class T> __device__ __forceinline__ core::Tolerance<core::real_of_t<T>> blocked_tolerance(
     const JacobiParams<T>& q, const BlockedState& st) {
@@ -724,10 +732,7 @@ __global__ void __launch_bounds__(kBlockedThreads) blocked_finalize_kernel(const
         T* scratch = p.scratch + b * index_t(N);
         if (tid < 8) flags[tid] = 0;
         for (int c = warp; c < N; c += warps) {
-            R acc = 0;
-            const T* x = X + index_t(c) * M;
-            for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
-            acc = detail::group_sum(acc, 32, 0xffffffffu);
+            const R acc = detail::warp_column_norm2(X + index_t(c) * M, M, lane);
             if (lane == 0) norms[c] = acc;
         }
         __syncthreads();
@@ -772,10 +777,7 @@ __global__ void __launch_bounds__(kBlockedThreads) norms_kernel(const BlockedPar
     const int M = p.out.M, N = p.out.N, lane = threadIdx.x % 32;
     const int c = int(blockIdx.x) * (kBlockedThreads / 32) + int(threadIdx.x / 32);
     if (c >= N) return;  // (a whole warp)
-    const T* x = p.W + b * index_t(M) * N + index_t(c) * M;
-    R acc = 0;
-    for (int r = lane; r < M; r += 32) acc += core::abs2(x[r]);
-    acc = detail::group_sum(acc, 32, 0xffffffffu);
+    const R acc = detail::warp_column_norm2(p.W + b * index_t(M) * N + index_t(c) * M, M, lane);
     if (lane == 0) w.norms[c] = acc;
 }
 
@@ -811,20 +813,15 @@ __global__ void __launch_bounds__(kBlockedThreads) write_kernel(const BlockedPar
     if (c >= N) return;
     const R sc = w.norms[c];
     const index_t rc = w.rank[c];
-    T* u_out = q.compute_u ? q.u + b * q.stride_u : nullptr;
-    T* v_out = q.compute_v ? q.v + b * q.stride_v : nullptr;
-    T* uw_out = q.transpose ? v_out : u_out;
-    const index_t ld_uw = q.transpose ? q.ldv : q.ldu;
-    T* vw_out = q.transpose ? u_out : v_out;
-    const index_t ld_vw = q.transpose ? q.ldu : q.ldv;
+    const FinalOutputs<T> out(q, b);
     if (lane == 0) q.s[b * q.s_stride + rc] = scalbn(sc, -detail::state_scale_exponent<R>(w.st));
-    if (uw_out) {
+    if (out.uw) {
         const T* x = p.W + b * index_t(M) * N + index_t(c) * M;
-        for (int r = lane; r < M; r += 32) uw_out[r + rc * ld_uw] = core::scale(x[r], R(1) / sc);
+        for (int r = lane; r < M; r += 32) out.uw[r + rc * out.ld_uw] = core::scale(x[r], R(1) / sc);
     }
-    if (vw_out) {
+    if (out.vw) {
         const T* v = p.V + b * index_t(N) * N + index_t(c) * N;
-        for (int r = lane; r < N; r += 32) vw_out[r + rc * ld_vw] = v[r];
+        for (int r = lane; r < N; r += 32) out.vw[r + rc * out.ld_vw] = v[r];
     }
     if (c == 0 && lane == 0) {
         q.info[b] = w.st.converged ? 0 : w.st.sweeps;

@@ -31,6 +31,23 @@ __device__ void write_nonfinite(const JacobiParams<T>& p, index_t b, int tid, in
     }
 }
 
+/// Where matrix b's working vectors go: U_W (M x N) is U_A when tall, V_A when wide; V_W
+/// (N x N) is V_A when tall, U_A when wide; null where that output is not computed.
+template <class T> struct FinalOutputs {
+    T* uw;
+    index_t ld_uw;
+    T* vw;
+    index_t ld_vw;
+    __device__ FinalOutputs(const JacobiParams<T>& p, index_t b) {
+        T* u_out = p.compute_u ? p.u + b * p.stride_u : nullptr;
+        T* v_out = p.compute_v ? p.v + b * p.stride_v : nullptr;
+        uw = p.transpose ? v_out : u_out;
+        ld_uw = p.transpose ? p.ldv : p.ldu;
+        vw = p.transpose ? u_out : v_out;
+        ld_vw = p.transpose ? p.ldu : p.ldv;
+    }
+};
+
 /// A singular value from its column's squared norm: rounding noise (not above `negligible`)
 /// counts as 0.
 template <class R> __device__ __forceinline__ R final_sigma(R norm2, R negligible) {
@@ -137,23 +154,17 @@ __device__ void finalize_and_write(const JacobiParams<T>& p, index_t b, T* W, st
 
     // ---- write S, U, V once -----------------------------------------------------------------
     R* s_out = p.s + b * p.s_stride;
-    T* u_out = p.compute_u ? p.u + b * p.stride_u : nullptr;
-    T* v_out = p.compute_v ? p.v + b * p.stride_v : nullptr;
     for (int j = tid; j < N; j += TS) s_out[rank[j]] = scalbn(norms[j], -scale_e);
-    // U_W (M x N) is U_A when tall, V_A when wide; V_W (N x N) is V_A when tall, U_A when wide.
-    T* uw_out = p.transpose ? v_out : u_out;
-    const index_t ld_uw = p.transpose ? p.ldv : p.ldu;
-    T* vw_out = p.transpose ? u_out : v_out;
-    const index_t ld_vw = p.transpose ? p.ldu : p.ldv;
-    if (uw_out)
+    const FinalOutputs<T> out(p, b);
+    if (out.uw)
         for (Index idx = tid; idx < Index(M) * N; idx += TS) {
             const int r = int(idx % M), c = int(idx / M);
-            uw_out[r + index_t(rank[c]) * ld_uw] = W[r + std::size_t(c) * ldw];
+            out.uw[r + index_t(rank[c]) * out.ld_uw] = W[r + std::size_t(c) * ldw];
         }
-    if (vw_out)
+    if (out.vw)
         for (Index idx = tid; idx < Index(N) * N; idx += TS) {
             const int r = int(idx % N), c = int(idx / N);
-            vw_out[r + index_t(rank[c]) * ld_vw] = V[r + std::size_t(c) * ldv];
+            out.vw[r + index_t(rank[c]) * out.ld_vw] = V[r + std::size_t(c) * ldv];
         }
     if (tid == 0) {
         p.info[b] = info_value;
