@@ -63,6 +63,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <ctime>
 #include <exception>
 #include <fstream>
@@ -413,46 +414,41 @@ void time_host_memory(Row& row, index_t m, index_t n, index_t batch, const T* da
     CK(cudaMemcpy(a.p, da, sizeof(T) * std::size_t(m) * n * batch, cudaMemcpyDeviceToHost));
     opts.stream = nullptr;
     opts.backend = batchsvd::Backend::automatic;  // host pointers: staged through the GPU
-    auto wall = [&] {
+    // The median wall time of 3 calls after a warm-up, on input `in`; fresh: outputs from
+    // malloc each call (untouched pages, as a new NumPy array's), else the pinned ones.
+    auto wall = [&](const T* in, bool fresh) {
+        using Buffer = std::unique_ptr<void, decltype(&std::free)>;
+        auto fresh_buffer = [&](std::size_t bytes) {
+            Buffer b(fresh ? std::malloc(bytes) : nullptr, &std::free);
+            if (fresh && !b) throw std::bad_alloc();
+            return b;
+        };
         std::vector<double> t;
         for (int r = 0; r < 4; ++r) {
+            const Buffer fu = fresh_buffer(sizeof(T) * std::size_t(m) * k * batch),
+                         fv = fresh_buffer(sizeof(T) * std::size_t(n) * k * batch),
+                         fs = fresh_buffer(sizeof(R) * std::size_t(k) * batch),
+                         fi = fresh_buffer(sizeof(int) * std::size_t(batch));
             const auto t0 = std::chrono::steady_clock::now();
-            batchsvd::gesvd<T>(m, n, batch, static_cast<const T*>(a.p), static_cast<R*>(sv.p),
-                               static_cast<T*>(u.p), static_cast<T*>(v.p), static_cast<int*>(info.p), opts);
+            batchsvd::gesvd<T>(m, n, batch, in, static_cast<R*>(fresh ? fs.get() : sv.p),
+                               static_cast<T*>(fresh ? fu.get() : u.p), static_cast<T*>(fresh ? fv.get() : v.p),
+                               static_cast<int*>(fresh ? fi.get() : info.p), opts);
             const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (r > 0) t.push_back(ms);  // the first is the warm-up
         }
         return median(t);
     };
-    row.host_ms = wall();
+    row.host_ms = wall(static_cast<const T*>(a.p), false);
     setenv("BATCHSVD_CUDA_CHUNK", std::to_string((batch + 7) / 8).c_str(), 1);
-    row.host_streamed_ms = wall();
+    row.host_streamed_ms = wall(static_cast<const T*>(a.p), false);
     unsetenv("BATCHSVD_CUDA_CHUNK");
-    // Pageable: the input a touched copy, the outputs fresh from malloc each call (untouched
-    // pages, as a new NumPy array's).
+    // Pageable: the input a touched copy, the outputs fresh each call.
     {
         std::vector<T> pa(std::size_t(m) * n * batch);
         std::memcpy(pa.data(), a.p, sizeof(T) * pa.size());
-        auto pageable = [&] {
-            std::vector<double> t;
-            for (int r = 0; r < 4; ++r) {
-                void* pu = std::malloc(sizeof(T) * std::size_t(m) * k * batch);
-                void* pv = std::malloc(sizeof(T) * std::size_t(n) * k * batch);
-                void* ps = std::malloc(sizeof(R) * std::size_t(k) * batch);
-                void* pi = std::malloc(sizeof(int) * std::size_t(batch));
-                if (!pu || !pv || !ps || !pi) throw std::bad_alloc();
-                const auto t0 = std::chrono::steady_clock::now();
-                batchsvd::gesvd<T>(m, n, batch, pa.data(), static_cast<R*>(ps), static_cast<T*>(pu),
-                                   static_cast<T*>(pv), static_cast<int*>(pi), opts);
-                const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-                if (r > 0) t.push_back(ms);
-                for (void* p : {pu, pv, ps, pi}) std::free(p);
-            }
-            return median(t);
-        };
-        row.pageable_ms = pageable();
+        row.pageable_ms = wall(pa.data(), true);
         setenv("BATCHSVD_CUDA_STAGING", "0", 1);
-        row.pageable_driver_ms = pageable();
+        row.pageable_driver_ms = wall(pa.data(), true);
         unsetenv("BATCHSVD_CUDA_STAGING");
     }
     const int* inf = static_cast<const int*>(info.p);

@@ -30,7 +30,7 @@ from dask_cuda import LocalCUDACluster  # noqa: E402
 from distributed import Client  # noqa: E402
 
 import batchsvd.dask as bd  # noqa: E402
-from svd_measures import error_measures  # noqa: E402
+from svd_measures import error_measures, random_matrices  # noqa: E402
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 CHUNK = 5000
@@ -50,10 +50,7 @@ def client():
 
 
 def _batch(shape, seed, dtype=np.float64):
-    a = np.random.default_rng(seed).standard_normal(shape)
-    if np.dtype(dtype).kind == "c":
-        a = a + 1j * np.random.default_rng(seed + 1).standard_normal(shape)
-    return a.astype(dtype)
+    return random_matrices(np.random.default_rng(seed), shape, np.dtype(dtype).name)
 
 
 def _visible_gpu():
