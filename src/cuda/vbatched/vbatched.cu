@@ -2,10 +2,11 @@
 // gesvd_vbatched on the CUDA backend: the matrices are cut into uniform groups (exact sizes and
 // zero-padded size classes, size_classes.hpp); each group is gathered into a packed batch,
 // solved by the one-size entry points (gesvd_device, gesvd_host) as one batch, and scattered
-// back into the caller's matrices. kWorkers host threads (one where every group is of order 64
-// or less: worker_count), each with a stream of its own, take
+// back into the caller's matrices. kWorkers host threads, each with a stream of its own, take
 // the groups, the most work first: the groups run at once on the device, and one group's host
-// synchronisations (the blocked path's lagged convergence count) do not hold the others.
+// synchronisations (the blocked path's lagged convergence count) do not hold the others. Where
+// every group is of order 64 or less (kernels that return at once), one thread queues the
+// groups on kSmallStreams streams in turn instead (worker_plan).
 // Device data: one table of every member's operands is copied once, on the caller's stream
 // after its earlier work, and the workers' streams wait for it. Host data: each group is
 // packed on the host and staged through the device by gesvd_host. Either way the call returns
@@ -43,19 +44,33 @@ using vbatched::Group;
 /// kOneWorkerOrder: H100, 2026-11-27, float64, ms, four workers against one
 /// (bench/results/h100/2026-11-27-vbatched/workers*.csv): 2000 matrices, m and n in 16-256,
 /// 196 against 480; 20000 of orders 2-512, 1279 against 1528. Groups up to that order take
-/// kernels that return at once (no host synchronisation to hide), and one thread queueing them
-/// measured faster than four: 10000 of orders 2-64, 103 against 126 (whole Python calls).
-/// BATCHSVD_VBATCHED_WORKERS=1..16 sets the count for every call (benchmarks).
+/// kernels that return at once (no host synchronisation to hide) and each fills a small part
+/// of the device (a warp or a few a matrix): one thread queues them on kSmallStreams streams in
+/// turn, so that the groups' kernels run at the same time without the threads' cost.
+/// BATCHSVD_VBATCHED_WORKERS=1..16 and BATCHSVD_VBATCHED_STREAMS=1..32 (streams a worker)
+/// set the counts for every call (benchmarks).
 constexpr int kWorkers = 4;
+constexpr int kSmallStreams = 8;
 constexpr index_t kOneWorkerOrder = 64;
 
-int worker_count(const std::vector<Group>& groups) {
-    const char* v = std::getenv("BATCHSVD_VBATCHED_WORKERS");
+struct WorkerPlan {
+    int workers = 1;
+    int streams = 1;  ///< a worker's streams, taken in turn
+};
+
+int env_count(const char* name, int most) {
+    const char* v = std::getenv(name);
     const int n = v ? std::atoi(v) : 0;
-    if (n >= 1 && n <= 16) return n;
+    return n >= 1 && n <= most ? n : 0;
+}
+
+WorkerPlan worker_plan(const std::vector<Group>& groups) {
     const bool small = std::all_of(groups.begin(), groups.end(),
                                    [](const Group& g) { return std::max(g.rows, g.cols) <= kOneWorkerOrder; });
-    return small ? 1 : kWorkers;
+    WorkerPlan p = small ? WorkerPlan{1, kSmallStreams} : WorkerPlan{kWorkers, 1};
+    if (const int w = env_count("BATCHSVD_VBATCHED_WORKERS", 16)) p.workers = w;
+    if (const int st = env_count("BATCHSVD_VBATCHED_STREAMS", 32)) p.streams = st;
+    return p;
 }
 
 template <class T> struct Call {
@@ -205,24 +220,27 @@ std::vector<index_t> solve_group_host(const Group& g, const Call<T>& call, cudaS
     return again;
 }
 
-/// Runs job(i, stream) for i in [0, jobs) on up to `workers` threads (this one included), each
-/// on the current device with a stream of its own that first waits for `ready` (when set).
-/// Every job runs unless one throws; the first error is rethrown.
+/// Runs job(i, stream) for i in [0, jobs) on up to plan.workers threads (this one included),
+/// each on the current device with plan.streams streams of its own, taken in turn, that first
+/// wait for `ready` (when set). Every job runs unless one throws; the first error is rethrown.
 template <class Job>
-void run_workers(std::size_t jobs, int workers, cudaEvent_t ready, Job&& job) {
+void run_workers(std::size_t jobs, WorkerPlan plan, cudaEvent_t ready, Job&& job) {
     int device = 0;
     BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
     std::atomic<std::size_t> next{0};
     std::atomic<bool> failed{false};
     std::exception_ptr first_error;
     std::mutex error_mutex;
+    const std::size_t streams = std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(plan.streams), jobs));
     auto work = [&] {
         try {
             BATCHSVD_CUDA_CHECK(cudaSetDevice(device));
-            OwnedStream st;
-            if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready, 0));
-            for (std::size_t i; !failed && (i = next.fetch_add(1)) < jobs;) job(i, st.s);
-            BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st.s));
+            std::vector<OwnedStream> own(streams);
+            for (const OwnedStream& st : own)
+                if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(st.s, ready, 0));
+            std::size_t turn = 0;
+            for (std::size_t i; !failed && (i = next.fetch_add(1)) < jobs;) job(i, own[turn++ % streams].s);
+            for (const OwnedStream& st : own) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(st.s));
         } catch (...) {
             const std::lock_guard<std::mutex> lock(error_mutex);
             if (!first_error) first_error = std::current_exception();
@@ -230,7 +248,7 @@ void run_workers(std::size_t jobs, int workers, cudaEvent_t ready, Job&& job) {
         }
     };
     std::vector<std::thread> threads;
-    const std::size_t extra = jobs ? std::min<std::size_t>(std::size_t(workers), jobs) - 1 : 0;
+    const std::size_t extra = jobs ? std::min<std::size_t>(std::size_t(plan.workers), jobs) - 1 : 0;
     for (std::size_t t = 0; t < extra; ++t) {
         try {
             threads.emplace_back(work);
@@ -254,7 +272,7 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     cudaStream_t caller = static_cast<cudaStream_t>(opts.stream);
     if (!device_data) {
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(caller));  // the caller's earlier work, as gesvd_host
-        run_workers(groups.size(), worker_count(groups), nullptr, [&](std::size_t i, cudaStream_t st) {
+        run_workers(groups.size(), worker_plan(groups), nullptr, [&](std::size_t i, cudaStream_t st) {
             const std::vector<index_t> again = solve_group_host(groups[i], call, st);
             for (const Group& g : exact_groups(again, m, n)) solve_group_host(g, call, st);
         });
@@ -272,7 +290,7 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(table.get(), host.data(), host.size() * sizeof(Entry), cudaMemcpyHostToDevice, caller));
     const Event ready;
     BATCHSVD_CUDA_CHECK(cudaEventRecord(ready.get(), caller));
-    run_workers(groups.size(), worker_count(groups), ready.get(), [&](std::size_t i, cudaStream_t st) {
+    run_workers(groups.size(), worker_plan(groups), ready.get(), [&](std::size_t i, cudaStream_t st) {
         const std::vector<index_t> again = solve_group_device(groups[i], table.get() + first_entry[i], call, st);
         if (again.empty()) return;
         // (the rare padded member with a zero singular value: its own exact-size batch)
