@@ -12,11 +12,13 @@ tensors, --reps calls each after a warm-up, one line a call:
              the collections of the oldest generation among them
 
     python3 bench/list_call_profile.py [--device cuda|cpu] [--reps 5]
-        [--streams 1,8] [--cases mixed_small,mixed_shapes]
+        [--streams 1,8] [--cases mixed_small,mixed_shapes] [--trace N]
 
 --streams runs the calls again for each count in BATCHSVD_VBATCHED_STREAMS (the streams the
-CUDA backend queues a list's small groups on; empty: the default only). Needs PyTorch
-(with CUDA for --device cuda).
+CUDA backend queues a list's small groups on; empty: the default only). --trace N then
+records one more list call, and one call a shape on the same matrices stacked, under
+torch.profiler (CUDA runtime calls and kernels, ours included) and prints the N rows of
+most host time and of most device time of each. Needs PyTorch (with CUDA for --device cuda).
 """
 import argparse
 import gc
@@ -34,6 +36,7 @@ p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
 p.add_argument("--reps", type=int, default=5)
 p.add_argument("--streams", default="")
 p.add_argument("--cases", default="mixed_small,mixed_shapes")
+p.add_argument("--trace", type=int, default=0)
 args = p.parse_args()
 
 sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
@@ -90,3 +93,23 @@ for case in args.cases.split(","):
                                             (b - a) * 1e3, (t1 - b) * 1e3, (t2 - t1) * 1e3,
                                             gc_time[0] * 1e3, gc_time[1]), flush=True)
     os.environ.pop("BATCHSVD_VBATCHED_STREAMS", None)
+    if args.trace:
+        from torch.profiler import ProfilerActivity, profile
+        groups = {}
+        for x in mats:
+            groups.setdefault(tuple(x.shape), []).append(x)
+        stacks = [torch.stack(g) for g in groups.values()]
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if args.device == "cuda" else [])
+        for label, fn in (("list call", lambda: batchsvd.svd(mats)),
+                          ("one call a shape", lambda: [batchsvd.svd(st) for st in stacks])):
+            fn()
+            sync()
+            with profile(activities=activities) as prof:
+                fn()
+                sync()
+            table = prof.key_averages()
+            print("%s, %s: most host time" % (case, label))
+            print(table.table(sort_by="self_cpu_time_total", row_limit=args.trace))
+            if args.device == "cuda":
+                print("%s, %s: most device time" % (case, label))
+                print(table.table(sort_by="self_cuda_time_total", row_limit=args.trace))

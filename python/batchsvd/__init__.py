@@ -28,6 +28,7 @@ after a ``DeviceError``, unless the CUDA error was one that spoils the process's
 
 from __future__ import annotations
 
+import gc
 import os
 
 import numpy as np
@@ -365,6 +366,25 @@ class _CudaDevice:
 
     def __exit__(self, *exc):
         _batchsvd.cuda_set_device(self.previous)
+        return False
+
+
+class _gc_paused:
+    """Python's cyclic garbage collector paused while a list call makes its results, restored
+    as it was on exit. The results are views without reference cycles, one a matrix and
+    output: made with the collector running, tens of thousands of them set off dozens of
+    young-generation collections that move them, still alive, towards the oldest generation,
+    whose full collections (tens of ms with PyTorch loaded) then follow every call or two.
+    Paused, they are examined once, after the call, and go before they are promoted where the
+    caller drops them."""
+
+    def __enter__(self):
+        self._was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc):
+        if self._was:
+            gc.enable()
         return False
 
 
@@ -841,52 +861,53 @@ def _svd_list(arrays, compute_uv, tol, max_sweeps, return_info, devices, threads
         if not mode:
             _check_status(fw.to_host_int(info), "list index")
 
-        finish = back or fw.finish
-        identity = back is None and type(fw).finish is _Hooks.finish
+        with _gc_paused():  # (30000 result views for 10000 matrices: see _gc_paused)
+            finish = back or fw.finish
+            identity = back is None and type(fw).finish is _Hooks.finish
 
-        def done(xs):
-            return list(xs) if identity else [finish(x) for x in xs]
+            def done(xs):
+                return list(xs) if identity else [finish(x) for x in xs]
 
-        # Conjugation: one pass over a whole buffer when every matrix needs it there, else
-        # one pass a run of matrices (in place on views, except for JAX).
-        by_swap = False
-        if complex_ and compute_uv:
-            if swap.all():
-                left = fw.conj(left)
-            elif not swap.any():
-                right = fw.conj(right)
-            else:
-                by_swap = True
-        # Runs in the shape order (b, e index perm); each output list back in the list's order.
-        runs = [(perm[b], e - b) for b, e in _runs(ms[perm], ns[perm], swap[perm], by_swap)]
-        order = rank.tolist()
-
-        def in_list_order(xs):
-            return done([xs[j] for j in order])
-
-        out_s = []
-        for b, count in runs:
-            out_s += fw.unstack(s, int(s_off[b]), count, (int(ks[b]),), False)
-        out_s = in_list_order(out_s)
-        status = ()
-        if mode:
-            status = (done(fw.unstack(info, 0, batch, (), False)),)
-        if mode == 2:
-            status += (done(fw.unstack(sweeps, 0, batch, (), False)),)
-        if not compute_uv:
-            return (out_s,) + status if mode else out_s
-        out_u, out_vh = [], []
-        for b, count in runs:
-            m, n, k = int(ms[b]), int(ns[b]), int(ks[b])
-            ub, vb, uo, vo = left, right, int(u_off[b]), int(v_off[b])
-            if by_swap:  # matrices given as A^T: conj(U); given as A: conj(Vh)
-                if swap[b]:
-                    ub, uo = fw.conj(left[uo:uo + count * m * k]), 0
+            # Conjugation: one pass over a whole buffer when every matrix needs it there, else
+            # one pass a run of matrices (in place on views, except for JAX).
+            by_swap = False
+            if complex_ and compute_uv:
+                if swap.all():
+                    left = fw.conj(left)
+                elif not swap.any():
+                    right = fw.conj(right)
                 else:
-                    vb, vo = fw.conj(right[vo:vo + count * k * n]), 0
-            out_u += fw.unstack(ub, uo, count, (k, m), True)
-            out_vh += fw.unstack(vb, vo, count, (k, n), False)
-    return (in_list_order(out_u), out_s, in_list_order(out_vh)) + status
+                    by_swap = True
+            # Runs in the shape order (b, e index perm); each output list back in the list's order.
+            runs = [(perm[b], e - b) for b, e in _runs(ms[perm], ns[perm], swap[perm], by_swap)]
+            order = rank.tolist()
+
+            def in_list_order(xs):
+                return done([xs[j] for j in order])
+
+            out_s = []
+            for b, count in runs:
+                out_s += fw.unstack(s, int(s_off[b]), count, (int(ks[b]),), False)
+            out_s = in_list_order(out_s)
+            status = ()
+            if mode:
+                status = (done(fw.unstack(info, 0, batch, (), False)),)
+            if mode == 2:
+                status += (done(fw.unstack(sweeps, 0, batch, (), False)),)
+            if not compute_uv:
+                return (out_s,) + status if mode else out_s
+            out_u, out_vh = [], []
+            for b, count in runs:
+                m, n, k = int(ms[b]), int(ns[b]), int(ks[b])
+                ub, vb, uo, vo = left, right, int(u_off[b]), int(v_off[b])
+                if by_swap:  # matrices given as A^T: conj(U); given as A: conj(Vh)
+                    if swap[b]:
+                        ub, uo = fw.conj(left[uo:uo + count * m * k]), 0
+                    else:
+                        vb, vo = fw.conj(right[vo:vo + count * k * n]), 0
+                out_u += fw.unstack(ub, uo, count, (k, m), True)
+                out_vh += fw.unstack(vb, vo, count, (k, n), False)
+            return (in_list_order(out_u), out_s, in_list_order(out_vh)) + status
 
 
 def svd(a, full_matrices=False, compute_uv=True, *, tol=None, max_sweeps=None,

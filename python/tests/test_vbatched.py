@@ -170,6 +170,28 @@ def test_nan_mid_list():
     assert [int(x) for x in info] == [0, 0, -1, 0, 0, 0, 0]
 
 
+def test_garbage_collector_state_is_kept():
+    """The list call pauses Python's garbage collector while it makes its results: it leaves
+    the collector as it found it, enabled or disabled, after results and after an error."""
+    import gc
+    mats = _mix("float64", 6, SEED + 2)
+    was = gc.isenabled()
+    try:
+        for enabled in (True, False):
+            gc.enable() if enabled else gc.disable()
+            u, s, vh = batchsvd.svd(mats)
+            assert len(u) == len(mats) and gc.isenabled() == enabled
+            s = batchsvd.svdvals(mats)
+            assert len(s) == len(mats) and gc.isenabled() == enabled
+            bad = [m.copy() for m in mats]
+            bad[1][0, 0] = np.inf
+            with pytest.raises(np.linalg.LinAlgError):
+                batchsvd.svd(bad)
+            assert gc.isenabled() == enabled
+    finally:
+        gc.enable() if was else gc.disable()
+
+
 def test_sweep_limit_in_a_list():
     rng = np.random.default_rng(SEED + 2)
     mats = [rng.standard_normal((30, 30)), rng.standard_normal((25, 31))]
