@@ -206,8 +206,9 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
 #if BATCHSVD_WITH_CUDA
     // Where the data is: every pointer of a non-empty matrix, and info.
     int host = 0, device = 0;
+    cuda::PointerKinds kinds;
     auto count = [&](const void* p) {
-        if (p) (cuda::is_device_pointer(p) ? device : host)++;
+        if (p) (kinds.is_device(p) ? device : host)++;
     };
     count(info);
     count(opts.sweeps);

@@ -10,6 +10,7 @@
 // are invalid_argument naming the matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <cstring>
 #include <limits>
@@ -193,14 +194,33 @@ template <class T> struct OnDevice {
     std::vector<T*> u, v;
     int* info = nullptr;
     int* sweeps = nullptr;
+    char* arena = nullptr;  ///< one allocation holding every operand (one_allocation)
+    std::size_t used = 0;
     template <class X> X* put(const std::vector<X>& host) {
+        const std::size_t bytes = std::max<std::size_t>(1, host.size()) * sizeof(X);
         void* p = nullptr;
-        EXPECT_EQ(cudaMalloc(&p, std::max<std::size_t>(1, host.size()) * sizeof(X)), cudaSuccess);
+        if (arena) {
+            p = arena + used;
+            used += (bytes + 255) / 256 * 256;
+        } else {
+            EXPECT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
+            blocks.push_back(p);
+        }
         EXPECT_EQ(cudaMemcpy(p, host.data(), host.size() * sizeof(X), cudaMemcpyHostToDevice), cudaSuccess);
-        blocks.push_back(p);
         return static_cast<X*>(p);
     }
-    explicit OnDevice(const List<T>& L) {
+    /// Each operand in an allocation of its own, or (one_allocation) all of them in one.
+    explicit OnDevice(const List<T>& L, bool one_allocation = false) {
+        if (one_allocation) {
+            std::size_t total = 2 * 256 * (1 + std::size_t(L.batch()));
+            for (index_t b = 0; b < L.batch(); ++b)
+                total += (L.a[b].size() + L.u[b].size() + L.v[b].size()) * sizeof(T) + L.s[b].size() * sizeof(real_t<T>) +
+                         4 * 256;
+            void* p = nullptr;
+            EXPECT_EQ(cudaMalloc(&p, total), cudaSuccess);
+            blocks.push_back(p);
+            arena = static_cast<char*>(p);
+        }
         for (index_t b = 0; b < L.batch(); ++b) {
             a.push_back(put(L.a[b]));
             s.push_back(put(L.s[b]));
@@ -250,6 +270,57 @@ TYPED_TEST(VBatched, RandomMixOnTheGpu) {
         d.solve(dev);
     }
     check(dev, 7, "cuda, device data");
+}
+
+/// Every operand in one device allocation (the memory kinds found once, from its range), then
+/// one matrix's S in host memory among device operands: an error naming that matrix; and
+/// host operands in pinned memory, solved as host data.
+TEST(VBatchedApi, MemoryKindsFromOneAllocationAndMixed) {
+    if (!cuda_available()) GTEST_SKIP() << "no CUDA device on this machine: gesvd_vbatched on the GPU not run here "
+                                           "(it runs on a GPU machine, see scripts/gpu_check.sh)";
+    List<double> L(50, testing::fresh_seed(), -1, 64);
+    {
+        OnDevice<double> d(L, true);
+        d.solve(L);
+    }
+    check(L, -1, "cuda, every operand in one allocation");
+    List<double> M(20, testing::fresh_seed(), -1, 40);
+    index_t bad = 0;
+    while (bad < M.batch() && std::min(M.m[bad], M.n[bad]) == 0) ++bad;
+    ASSERT_LT(bad, M.batch());
+    OnDevice<double> d(M, true);
+    d.s[std::size_t(bad)] = M.s[std::size_t(bad)].data();
+    try {
+        gesvd_vbatched<double>(M.batch(), M.m.data(), M.n.data(), MatrixList<const double>{d.a.data(), M.lda.data()},
+                               d.s.data(), MatrixList<double>{d.u.data(), M.ldu.data()},
+                               MatrixList<double>{d.v.data(), M.ldv.data()}, d.info, Options{});
+        ADD_FAILURE() << "host S among device operands: no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+        EXPECT_NE(std::string(e.what()).find("matrix " + std::to_string(bad) + ": host and device memory mixed"),
+                  std::string::npos)
+            << e.what();
+    }
+    List<double> P(30, testing::fresh_seed(), -1, 40);
+    std::vector<double*> pinned;
+    std::vector<const double*> ap;
+    for (const auto& x : P.a) {
+        void* p = nullptr;
+        ASSERT_EQ(cudaMallocHost(&p, std::max<std::size_t>(1, x.size()) * sizeof(double)), cudaSuccess);
+        std::copy(x.begin(), x.end(), static_cast<double*>(p));
+        pinned.push_back(static_cast<double*>(p));
+        ap.push_back(pinned.back());
+    }
+    auto sp = ptrs(P.s);
+    auto up = ptrs(P.u);
+    auto vp = ptrs(P.v);
+    Options o;
+    o.sweeps = P.sweeps.data();
+    gesvd_vbatched<double>(P.batch(), P.m.data(), P.n.data(), MatrixList<const double>{ap.data(), P.lda.data()},
+                           sp.data(), MatrixList<double>{up.data(), P.ldu.data()},
+                           MatrixList<double>{vp.data(), P.ldv.data()}, P.info.data(), o);
+    for (double* p : pinned) EXPECT_EQ(cudaFreeHost(p), cudaSuccess);
+    check(P, -1, "cuda, pinned host operands");
 }
 
 /// Sizes with a batch of their own (32 matrices each) get bitwise what gesvd gives those
