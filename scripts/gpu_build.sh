@@ -16,11 +16,13 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
       -DBATCHSVD_BUILD_TESTS=ON -DBATCHSVD_BUILD_TOOLS=ON -DBATCHSVD_BUILD_BENCH=ON \
       -DBATCHSVD_GIT_COMMIT="$commit" >/dev/null
-cmake --build build-gpu -j "$JOBS" --target batchsvd_tests batchsvd_gpu_bench batchsvd_cli batchsvd_soak batchsvd_multi_gpu_bench
+cmake --build build-gpu -j "$JOBS" --target batchsvd_tests batchsvd_gpu_bench batchsvd_cli batchsvd_soak batchsvd_multi_gpu_bench \
+  batchsvd_vbatched_device_bench
 rm -rf gpu-carry
 mkdir -p gpu-carry/lib
 cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/bench/batchsvd_soak \
-   build-gpu/bench/batchsvd_multi_gpu_bench build-gpu/tools/batchsvd gpu-carry/
+   build-gpu/bench/batchsvd_multi_gpu_bench build-gpu/bench/batchsvd_vbatched_device_bench build-gpu/tools/batchsvd \
+   gpu-carry/
 # (libzip: the CLI's .npz files; its own needs, zlib, libbz2 and libcrypto, are left to the image)
 for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench gpu-carry/batchsvd; do
   ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp|zip)\.so' || true

@@ -5,8 +5,8 @@
 // back into the caller's matrices. kWorkers host threads, each with a stream of its own, take
 // the groups, the most work first: the groups run at once on the device, and one group's host
 // synchronisations (the blocked path's lagged convergence count) do not hold the others. Where
-// every group is of order 64 or less (kernels that return at once), one thread queues the
-// groups on kSmallStreams streams in turn instead (worker_plan).
+// every group is of order 64 or less, each thread queues its groups on kSmallStreams streams in
+// turn (worker_plan).
 // Device data: one table of every member's operands is copied once, on the caller's stream
 // after its earlier work, and the workers' streams wait for it. Host data: each group is
 // packed on the host and staged through the device by gesvd_host. Either way the call returns
@@ -40,18 +40,20 @@ namespace {
 using vbatched::Entry;
 using vbatched::Group;
 
-/// Host threads (and streams) that solve groups at once, where a group is larger than
-/// kOneWorkerOrder: H100, 2026-11-27, float64, ms, four workers against one
-/// (bench/results/h100/2026-11-27-vbatched/workers*.csv): 2000 matrices, m and n in 16-256,
-/// 196 against 480; 20000 of orders 2-512, 1279 against 1528. Groups up to that order take
-/// kernels that return at once (no host synchronisation to hide) and each fills a small part
-/// of the device (a warp or a few a matrix): one thread queues them on kSmallStreams streams in
-/// turn, so that the groups' kernels run at the same time without the threads' cost.
+/// Host threads (and streams) that solve groups at once: H100, 2026-11-27, float64, ms, four
+/// workers against one (bench/results/h100/2026-11-27-vbatched/workers*.csv): 2000 matrices, m
+/// and n in 16-256, 196 against 480; 20000 of orders 2-512, 1279 against 1528. Groups of order
+/// 64 or less each fill a small part of the device (a warp or a block a matrix), so each worker
+/// queues them on kSmallStreams streams in turn: 10000 matrices of orders 2-64, the library
+/// call 17.1-18.0 ms with four workers of eight streams, 17.3-19.6 with two streams a worker,
+/// 18.3-20.5 with one, 21-26 with two workers and 32-36 with one
+/// (bench/results/h100/2026-11-27-vbatched/list_call_profile_58695b7.log: those orders go to
+/// the blocked path from 33, whose host waits for its convergence counts hold a worker).
 /// BATCHSVD_VBATCHED_WORKERS=1..16 and BATCHSVD_VBATCHED_STREAMS=1..32 (streams a worker)
 /// set the counts for every call (benchmarks).
 constexpr int kWorkers = 4;
 constexpr int kSmallStreams = 8;
-constexpr index_t kOneWorkerOrder = 64;
+constexpr index_t kSmallOrder = 64;
 
 struct WorkerPlan {
     int workers = 1;
@@ -66,8 +68,8 @@ int env_count(const char* name, int most) {
 
 WorkerPlan worker_plan(const std::vector<Group>& groups) {
     const bool small = std::all_of(groups.begin(), groups.end(),
-                                   [](const Group& g) { return std::max(g.rows, g.cols) <= kOneWorkerOrder; });
-    WorkerPlan p = small ? WorkerPlan{1, kSmallStreams} : WorkerPlan{kWorkers, 1};
+                                   [](const Group& g) { return std::max(g.rows, g.cols) <= kSmallOrder; });
+    WorkerPlan p{kWorkers, small ? kSmallStreams : 1};
     if (const int w = env_count("BATCHSVD_VBATCHED_WORKERS", 16)) p.workers = w;
     if (const int st = env_count("BATCHSVD_VBATCHED_STREAMS", 32)) p.streams = st;
     return p;
