@@ -45,7 +45,7 @@ using vbatched::Group;
 /// and n in 16-256, 196 against 480; 20000 of orders 2-512, 1279 against 1528. Groups of order
 /// 64 or less each fill a small part of the device (a warp or a block a matrix), so each worker
 /// queues them on kSmallStreams streams in turn: 10000 matrices of orders 2-64, the library
-/// call 17.1-18.0 ms with four workers of eight streams, 17.3-19.6 with two streams a worker,
+/// call took 17.1-18.0 ms with four workers of eight streams, 17.3-19.6 with two streams a worker,
 /// 18.3-20.5 with one, 21-26 with two workers and 32-36 with one
 /// (bench/results/h100/2026-11-27-vbatched/list_call_profile_58695b7.log: those orders go to
 /// the blocked path from 33, whose host waits for its convergence counts hold a worker).
