@@ -4,7 +4,7 @@
 
     python3 bench/cpu_numpy_bench.py [--threads T] [--precisions float64,float32]
         [--group scan|sample|quick] [--seconds 0.3] [--reps 3] [--commit C] [--out FILE]
-        [--lapack gesdd,gesvj] [--lapack-loop LIB]
+        [--lapack gesdd,gesvj] [--lapack-loop LIB] [--shapes MxN,...]
 
 --threads sets OMP_NUM_THREADS (batchsvd) and OPENBLAS_NUM_THREADS (NumPy's OpenBLAS) before
 either is loaded (default: every core). Groups:
@@ -14,6 +14,8 @@ either is loaded (default: every core). Groups:
     sample  square orders 2, 3, 4, 6, 8, 9, 12, 16, 24, 32, 33, 48, 64, 96, 128, 192, 256,
             384, 512; tall and wide 4:1 for n = 16 and 64
     quick   10000 x 32^2, 2000 x 64^2, 200 x 128^2, 20 x 256^2 (fixed batches)
+
+--shapes (e.g. 32x8,8x32) runs those shapes instead of a group, batches sized as the scan's.
 
 The LAPACK loops come from the benchmarks' build (libbatchsvd_lapack_loop_c.so: --lapack-loop,
 else the first build*/bench/ of this checkout that has it; `cmake -S . -B build && cmake --build
@@ -35,8 +37,13 @@ Columns:
                   LAPACK ?gesdd (U, S, V^H economy) and ?gesvj (one-sided Jacobi) in an OpenMP
                   loop over the batch on the same threads (bench/lapack_loop.cpp, the BLAS on
                   one thread inside it), the same way; empty where not run
+    batchsvd_loop_ms
+                  batchsvd's CPU backend in that harness (one gesvd call on the same
+                  column-major input, outputs allocated once outside the timing, as the
+                  loops' are): the library without Python's allocation of its results
     gesdd_ratio, gesvj_ratio
-                  those times over batchsvd_ms
+                  those loops' times over batchsvd_loop_ms (the same harness; over
+                  batchsvd_ms where the loops are not run)
     e1_u .. e4_u  the worst e1-e4 of batchsvd's results over the first 16 matrices, in units
                   of u (python/tests/svd_measures.py; S_ref NumPy's)
 """
@@ -58,6 +65,7 @@ def parse():
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--precisions", default="float64,float32")
     p.add_argument("--group", choices=["scan", "sample", "quick"], default="scan")
+    p.add_argument("--shapes", default="", help="MxN,... instead of a group")
     p.add_argument("--seconds", type=float, default=0.3)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--commit", default="")
@@ -147,6 +155,8 @@ def median_ms(f, reps):
 
 
 def cases(group):
+    if ARGS.shapes:
+        return [tuple(int(v) for v in x.split("x")) + (None,) for x in ARGS.shapes.split(",") if x]
     if group == "quick":
         return [(32, 32, 10000), (64, 64, 2000), (128, 128, 200), (256, 256, 20)]
     if group == "sample":
@@ -165,7 +175,8 @@ def main():
     meta = {"mode": "cpu", "cpu": cpu_name(), "date": datetime.date.today().isoformat(),
             "commit": commit_of(ARGS.commit), "threads": ARGS.threads}
     cols = ["mode", "cpu", "date", "commit", "threads", "precision", "m", "n", "batch", "batchsvd_ms", "numpy_ms",
-            "ratio", "gesdd_loop_ms", "gesvj_loop_ms", "gesdd_ratio", "gesvj_ratio", "e1_u", "e2_u", "e3_u", "e4_u"]
+            "ratio", "gesdd_loop_ms", "gesvj_loop_ms", "gesdd_ratio", "gesvj_ratio", "e1_u", "e2_u", "e3_u", "e4_u",
+            "batchsvd_loop_ms"]
     routines = [r.strip() for r in ARGS.lapack.split(",") if r.strip()]
     loop = lapack_loop_library(ARGS.lapack_loop) if routines else None
     print("# %s | %d threads | commit %s | seed %d" % (meta["cpu"], ARGS.threads, meta["commit"], seed), flush=True)
@@ -185,10 +196,13 @@ def main():
             ours = median_ms(lambda: batchsvd.svd(a), ARGS.reps)
             theirs = median_ms(lambda: np.linalg.svd(a, full_matrices=False), ARGS.reps)
             lapack = {}
+            own = lapack_loop_ms(loop, "batchsvd", a, ARGS.reps) if loop and routines else float("nan")
+            lapack["batchsvd_loop_ms"] = "" if own != own else "%.3f" % own
+            base = ours if own != own else own
             for r in ("gesdd", "gesvj"):
                 ms = lapack_loop_ms(loop, r, a, ARGS.reps) if loop and r in routines else float("nan")
                 lapack[r + "_loop_ms"] = "" if ms != ms else "%.3f" % ms
-                lapack[r + "_ratio"] = "" if ms != ms else "%.3f" % (ms / ours)
+                lapack[r + "_ratio"] = "" if ms != ms else "%.3f" % (ms / base)
             uu, s, vh = batchsvd.svd(a[:16])
             e = error_measures(a[:16].astype(np.float64), uu.astype(np.float64), s.astype(np.float64),
                                vh.astype(np.float64), 1.0)

@@ -69,6 +69,21 @@ double gesvd_loop(LapackRoutine routine, index_t m, index_t n, index_t batch, co
 }
 
 template <class T>
+double batchsvd_cpu_call(index_t m, index_t n, index_t batch, const T* a, real_t<T>* s, T* u, T* v) {
+    if (m < n) throw std::invalid_argument("batchsvd_cpu_call: needs m >= n");
+    Options o;
+    o.backend = Backend::cpu;
+    o.threads = omp_get_max_threads();
+    std::vector<int> info(static_cast<std::size_t>(batch));
+    const auto t0 = std::chrono::steady_clock::now();
+    gesvd<T>(m, n, batch, a, s, u, v, info.data(), o);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (int i : info)
+        if (i != 0) throw std::runtime_error("batchsvd_cpu_call: a status is not 0");
+    return ms;
+}
+
+template <class T>
 LapackLoopRun run_lapack_loop(LapackRoutine routine, index_t m, index_t n, index_t batch, const T* a, int reps) {
     const index_t k = std::min(m, n);
     std::vector<real_t<T>> s(k * batch);
@@ -87,6 +102,7 @@ LapackLoopRun run_lapack_loop(LapackRoutine routine, index_t m, index_t n, index
     T* lu = wide ? v.data() : u.data();
     T* lv = wide ? u.data() : v.data();
     auto loop = [&] {
+        if (routine == LapackRoutine::batchsvd) return batchsvd_cpu_call<T>(rows, cols, batch, in, s.data(), lu, lv);
         return routine == LapackRoutine::gesvj ? gesvj_loop<T>(rows, cols, batch, in, s.data(), lu, lv)
                                                : gesvd_loop<T>(routine, rows, cols, batch, in, s.data(), lu, lv);
     };
@@ -103,6 +119,7 @@ LapackLoopRun run_lapack_loop(LapackRoutine routine, index_t m, index_t n, index
 #define BATCHSVD_LAPACK_LOOP_(T)                                                                     \
     template double gesvj_loop<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*);         \
     template double gesvd_loop<T>(LapackRoutine, index_t, index_t, index_t, const T*, real_t<T>*, T*, T*); \
+    template double batchsvd_cpu_call<T>(index_t, index_t, index_t, const T*, real_t<T>*, T*, T*);  \
     template LapackLoopRun run_lapack_loop<T>(LapackRoutine, index_t, index_t, index_t, const T*, int);
 BATCHSVD_LAPACK_LOOP_(float)
 BATCHSVD_LAPACK_LOOP_(double)

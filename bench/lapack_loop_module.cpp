@@ -30,7 +30,7 @@ double run(batchsvd::bench::LapackRoutine routine, long m, long n, long batch, c
 }  // namespace
 
 /// Median milliseconds of `reps` runs (after a warm-up) of LAPACK `routine` ("gesvd",
-/// "gesdd" or "gesvj") over a packed column-major batch of `dtype` ("float32", "float64",
+/// "gesdd" or "gesvj", or "batchsvd": the library's CPU backend in one call) over a packed column-major batch of `dtype` ("float32", "float64",
 /// "complex64", "complex128") on `threads` OpenMP threads (0: OpenMP's default); errors[0..3]
 /// (if not null) receive e1-e4 of its results. NaN where the routine does not take the type
 /// (?gesvj: real only) or a call fails.
@@ -40,10 +40,11 @@ extern "C" __attribute__((visibility("default"))) double batchsvd_bench_lapack_l
     using batchsvd::bench::LapackRoutine;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     try {
-        const LapackRoutine r = std::strcmp(routine, "gesvj") == 0   ? LapackRoutine::gesvj
-                                : std::strcmp(routine, "gesdd") == 0 ? LapackRoutine::gesdd
-                                : std::strcmp(routine, "gesvd") == 0 ? LapackRoutine::gesvd
-                                                                     : throw std::invalid_argument(routine);
+        const LapackRoutine r = std::strcmp(routine, "gesvj") == 0      ? LapackRoutine::gesvj
+                                : std::strcmp(routine, "gesdd") == 0    ? LapackRoutine::gesdd
+                                : std::strcmp(routine, "gesvd") == 0    ? LapackRoutine::gesvd
+                                : std::strcmp(routine, "batchsvd") == 0 ? LapackRoutine::batchsvd
+                                                                        : throw std::invalid_argument(routine);
         const int before = omp_get_max_threads();
         if (threads > 0) omp_set_num_threads(threads);
         double ms = nan;
