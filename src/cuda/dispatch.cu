@@ -665,19 +665,22 @@ constexpr index_t kStreamMaxOrder = 128;
 
 /// Whether a batch that fits on the device is streamed from the caller's memory in chunks
 /// (gesvd_host): kStreamBytes of operands, kStreamChunks matrices, orders below
-/// kStreamMaxOrder (host memory, or another device's for a share of several devices). H100,
-/// 2026-11-26, from pinned host memory, ms, streamed against at once: float64 10000 x 32^2
-/// 4.59 against 7.37; 1000 x 128^2 34.3 against 20.4, 1000 x 256^2 136.6 against 107.5, 50 x
-/// 512^2 176.5 against 45.3 (bench/results/h100/2026-11-26-multi-gpu/). From order 128 the
-/// solve outweighs the copies, and an eighth of the batch fills the device less well than the
-/// whole. BATCHSVD_CUDA_HOST_STREAM=0 or 1 never or always streams a batch that fits (of
-/// kStreamChunks matrices or more; benchmarks and tests).
-bool stream_host_batch(double operand_bytes, index_t batch, index_t k) {
+/// kStreamMaxOrder, from host memory. H100, 2026-11-26, from pinned host memory, ms, streamed
+/// against at once: float64 10000 x 32^2 4.59 against 7.37; 1000 x 128^2 34.3 against 20.4,
+/// 1000 x 256^2 136.6 against 107.5, 50 x 512^2 176.5 against 45.3
+/// (bench/results/h100/2026-11-26-multi-gpu/). From order 128 the solve outweighs the copies,
+/// and an eighth of the batch fills the device less well than the whole. Not from another
+/// device's memory (a share of several devices, `peer`), whose copies over NVLink are short
+/// against an eighth's solve: 2 H100s, 2026-11-27, 10000 x 32^2 float64 from GPU 0, 1.917 ms
+/// with the other share streamed against 1.692 at once (one GPU 2.16-2.18;
+/// bench/results/h100/2026-11-27-peer-shares/). BATCHSVD_CUDA_HOST_STREAM=0 or 1 never or
+/// always streams a batch that fits (of kStreamChunks matrices or more; benchmarks and tests).
+bool stream_host_batch(double operand_bytes, index_t batch, index_t k, bool peer) {
     if (batch < kStreamChunks) return false;
     const char* v = std::getenv("BATCHSVD_CUDA_HOST_STREAM");
     if (v && std::string(v) == "0") return false;
     if (v && std::string(v) == "1") return true;
-    return operand_bytes >= kStreamBytes && k < kStreamMaxOrder;
+    return !peer && operand_bytes >= kStreamBytes && k < kStreamMaxOrder;
 }
 
 /// A batch from host memory in chunks of matrices (larger than the device, or with copies
@@ -752,7 +755,7 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
     // out) and 650 ms with the batch resident on the device.
     index_t chunk = batch;
     if (matrices_per_chunk(per, batch) < batch) chunk = matrices_per_chunk(2 * per, batch);
-    else if (stream_host_batch(double(per) * double(batch), batch, k))
+    else if (stream_host_batch(double(per) * double(batch), batch, k, is_device_pointer(a.data)))
         chunk = (batch + kStreamChunks - 1) / kStreamChunks;
     if (chunk < batch) {
         BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // after the caller's earlier work
