@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Builds, on a machine without a GPU, everything scripts/gpu_check.sh runs on the GPU machine,
-# into gpu-carry/ (ignored by git): the test program, the GPU benchmark and the CLI, for
-# sm_90 (H100/H200), with the host libraries they need beside them (the GPU machine's image
-# is not Debian and may lack LAPACK/libgfortran). The CUDA libraries are the device image's.
-# It also packs gpu-carry/ into gpu-pack/carry.tar.xz (ignored by git): the binaries take about
-# 70 MB, about 16 MB packed, for a copy to the GPU machine limited to 64 MiB. Then, on the GPU
-# machine with gpu-pack/ copied there: scripts/gpu_check.sh (which unpacks it).
+# Builds, on a machine without a GPU, everything the scripts/gpu_*.sh run on the GPU machine,
+# into gpu-carry/ (ignored by git): the test program, the benchmarks, the soak test and the
+# CLI, for sm_90 (H100/H200), with the host libraries they need beside them in gpu-carry/lib
+# (the GPU machine's image is not Debian and may lack LAPACK/OpenBLAS/libgfortran). The CUDA
+# libraries are the device image's.
+#   scripts/gpu_build.sh [PROGRAM ...]
+# Then it packs one archive a program into gpu-pack/ (ignored by git), each with lib/ and
+# COMMIT: tests, gpu_bench, multi_gpu_bench, vbatched_device_bench, soak, cli (the PROGRAMs
+# named, default all). Each program is about 40 MB (the kernels of every path), about 17-25 MB
+# packed, and a copy to the GPU machine is limited to 64 MiB with the sources: carry one or
+# two archives a call. On the GPU machine the scripts/gpu_*.sh unpack what gpu-pack/ holds
+# (scripts/gpu_unpack.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -25,11 +30,20 @@ cp build-gpu/tests/batchsvd_tests build-gpu/bench/batchsvd_gpu_bench build-gpu/b
    gpu-carry/
 # (libzip: the CLI's .npz files; its own needs, zlib, libbz2 and libcrypto, are left to the image)
 for bin in gpu-carry/batchsvd_tests gpu-carry/batchsvd_gpu_bench gpu-carry/batchsvd; do
-  ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|gfortran|quadmath|gomp|zip)\.so' || true
+  ldd "$bin" | awk '/=> \// {print $3}' | grep -E '/lib(lapack|blas|openblas|gfortran|quadmath|gomp|zip)\.so' || true
 done | sort -u | while read -r lib; do cp -L "$lib" gpu-carry/lib/; done
 echo "$commit" >gpu-carry/COMMIT
 du -sh gpu-carry
+programs=("$@")
+[ ${#programs[@]} -gt 0 ] || programs=(tests gpu_bench multi_gpu_bench vbatched_device_bench soak cli)
 rm -rf gpu-pack
 mkdir -p gpu-pack
-tar -cf - gpu-carry | xz -T2 -6 >gpu-pack/carry.tar.xz
-du -sh gpu-pack/carry.tar.xz
+for p in "${programs[@]}"; do
+  case $p in
+    cli) bin=batchsvd ;;
+    tests|gpu_bench|multi_gpu_bench|vbatched_device_bench|soak) bin=batchsvd_$p ;;
+    *) echo "gpu_build: unknown program $p" >&2; exit 2 ;;
+  esac
+  tar -cf - "gpu-carry/$bin" gpu-carry/lib gpu-carry/COMMIT | xz -T"$JOBS" -6 >"gpu-pack/$p.tar.xz"
+done
+du -sh gpu-pack/*.tar.xz

@@ -7,7 +7,7 @@
 #                        [--breakdown]   (blocked-path cases: time each part of a sweep)
 #                        [--cpu-baseline] (LAPACK gesvd/gesvj in an OpenMP loop on the host)
 #                        [--group quick|small|square|square_1000|tall|wide|large|tiny] [--cap SECONDS]
-# Binaries come from gpu-carry/ or its packed form gpu-pack/carry.tar.xz (scripts/gpu_build.sh on
+# Binaries come from gpu-carry/ or its packed form gpu-pack/ (scripts/gpu_build.sh on
 # a machine without a GPU); where neither is present they are built here first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -28,11 +28,13 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-if [ ! -x gpu-carry/batchsvd_tests ] && [ -f gpu-pack/carry.tar.xz ]; then
-  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
-fi
-if [ ! -x gpu-carry/batchsvd_tests ]; then
-  scripts/gpu_build.sh || { echo "gpu_check: build failed" >&2; exit 1; }
+need=()
+[ $run_tests -eq 1 ] && need+=(gpu-carry/batchsvd_tests)
+[ $run_bench -eq 1 ] && need+=(gpu-carry/batchsvd_gpu_bench)
+missing() { for b in "${need[@]}"; do [ -x "$b" ] || return 0; done; return 1; }
+if missing; then scripts/gpu_unpack.sh; fi  # (gpu-pack/, scripts/gpu_build.sh)
+if missing; then
+  scripts/gpu_build.sh tests gpu_bench || { echo "gpu_check: build failed" >&2; exit 1; }
 fi
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # NCCL for one matrix over several GPUs (loaded at run time): PyPI's, where no other is named.

@@ -31,9 +31,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-if [ ! -x gpu-carry/batchsvd_multi_gpu_bench ] && [ -f gpu-pack/carry.tar.xz ]; then
-  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
-fi
+[ -x gpu-carry/batchsvd_multi_gpu_bench ] || scripts/gpu_unpack.sh  # (gpu-pack/, scripts/gpu_build.sh)
 [ -x gpu-carry/batchsvd_multi_gpu_bench ] || { echo "gpu_multi: no binaries: run scripts/gpu_build.sh" >&2; exit 1; }
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # NCCL for one matrix over several GPUs (loaded at run time): PyPI's, where no other is named.

@@ -13,9 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu-out}
 mkdir -p "$out"
-if [ ! -x gpu-carry/batchsvd_tests ] && [ -f gpu-pack/carry.tar.xz ]; then
-  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
-fi
+[ -x gpu-carry/batchsvd_tests ] || scripts/gpu_unpack.sh  # (gpu-pack/, scripts/gpu_build.sh)
 export LD_LIBRARY_PATH=$PWD/gpu-carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 tools=("$@")
 [ ${#tools[@]} -eq 0 ] && tools=(memcheck racecheck synccheck initcheck)

@@ -8,7 +8,7 @@
 # in full, progress, the summary: calls, failures, worst errors, memory and its high-water
 # mark) and soak_calls.log.gz (one line per call). The exit status is the soak's: 0 when every
 # call passed and memory stayed flat.
-# The binary comes from gpu-carry/ (or its packed form gpu-pack/carry.tar.xz, as
+# The binary comes from gpu-carry/ (or its packed form in gpu-pack/, as
 # scripts/gpu_check.sh), else from build-gpu/bench/, else it is built there first.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -23,9 +23,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-if [ ! -x gpu-carry/batchsvd_soak ] && [ -f gpu-pack/carry.tar.xz ]; then
-  python3 -c "import tarfile; tarfile.open('gpu-pack/carry.tar.xz').extractall()"  # (scripts/gpu_build.sh)
-fi
+[ -x gpu-carry/batchsvd_soak ] || scripts/gpu_unpack.sh  # (gpu-pack/, scripts/gpu_build.sh)
 bin=gpu-carry/batchsvd_soak
 if [ ! -x "$bin" ]; then
   bin=build-gpu/bench/batchsvd_soak
