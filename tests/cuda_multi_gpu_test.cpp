@@ -283,6 +283,25 @@ TEST(CudaMultiGpu, EveryPathBitwiseAsOneDevice) {
     check_case<std::complex<float>>("qr complex64 24x150 x101 (wide)", 24, 150, 101, Options{});
 }
 
+/// BATCHSVD_CUDA_PEER_IN_PLACE=1: the other devices' shares of device data solved in place in
+/// the home device's memory where the path reads each matrix once (tiny, warp, fused), copied
+/// elsewhere (blocked, QR): bitwise the one device's results either way.
+TEST(CudaMultiGpu, PeerSharesInPlaceBitwiseAsOneDevice) {
+    SKIP_WITHOUT_TWO_GPUS();
+    struct InPlace {
+        InPlace() { setenv("BATCHSVD_CUDA_PEER_IN_PLACE", "1", 1); }
+        ~InPlace() { unsetenv("BATCHSVD_CUDA_PEER_IN_PLACE"); }
+    } in_place;
+    check_case<float>("tiny float32 3x3 x2001, in place", 3, 3, 2001, Options{});
+    check_case<double>("warp float64 32x32 x1001, a NaN matrix, in place", 32, 32, 1001, Options{}, {}, 700);
+    Options fused;
+    fused.variant = JacobiVariant::unblocked;
+    check_case<double>("fused float64 40x40 x51, in place", 40, 40, 51, fused);
+    check_case<std::complex<float>>("warp complex64 16x16 x301, in place", 16, 16, 301, Options{});
+    check_case<double>("warp float64 20x12 x77, padded, in place", 20, 12, 77, Options{}, Layout{3, 5});
+    check_case<double>("blocked float64 300x300 x5 (copied)", 300, 300, 5, blocked_path());
+}
+
 TEST(CudaMultiGpu, StridedLayoutsKeepTheirGaps) {
     SKIP_WITHOUT_TWO_GPUS();
     check_case<double>("warp float64 20x12 x77, padded", 20, 12, 77, Options{}, Layout{3, 5});

@@ -813,6 +813,12 @@ template <class T> BlockedChoice blocked_choice(index_t m, index_t n, index_t ba
     return c;
 }
 
+template <class T> bool single_pass_path(index_t m, index_t n, index_t batch, const Options& opts) {
+    if (std::min(m, n) == 0) return false;
+    const Path p = route<T>(m, n, batch, opts).path;
+    return p == Path::tiny || p == Path::warp || p == Path::fused;
+}
+
 template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts) {
     return use_precondition<T>(std::max(m, n), std::min(m, n), batch, opts);
 }
@@ -838,6 +844,7 @@ template <class T> index_t largest_fused_square(bool need_v) {
     template std::string solve_path<T>(index_t, index_t, index_t, const Options&);             \
     template bool preconditions<T>(index_t, index_t, index_t, const Options&);                \
     template BlockedChoice blocked_choice<T>(index_t, index_t, index_t, const Options&);       \
+    template bool single_pass_path<T>(index_t, index_t, index_t, const Options&);             \
     template JacobiParams<device_scalar_t<T>> common_params<T>(index_t, index_t, index_t, MatrixBatch<const T>, \
                                                               real_t<T>*, index_t, MatrixBatch<T>, \
                                                               MatrixBatch<T>, int*, const Options&, bool);

@@ -44,6 +44,11 @@ struct BlockedChoice {
 };
 template <class T> BlockedChoice blocked_choice(index_t m, index_t n, index_t batch, const Options& opts);
 
+/// Whether the one-device rules solve an m x n batch in one kernel that reads each matrix once
+/// and writes its results once (the tiny, warp and fused paths), so that a share of several
+/// devices can be solved in place in another device's memory (batch_over_devices.cpp).
+template <class T> bool single_pass_path(index_t m, index_t n, index_t batch, const Options& opts);
+
 /// SVD of a batch shared by the devices opts.devices (valid, distinct ids; every pointer in
 /// host memory, or every one in one device's memory): Options::devices says how.
 template <class T>
