@@ -13,8 +13,8 @@
 //   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--warmup 1] [--input device|host|both]
 //                            [--check lapack|one-gpu] [--case PRECISION:BATCHxMxN ...]
 //                            (default: the cases below)
-// CSV on stdout: mode=multigpu, gpu, date, commit, gpus, precision, m, n, batch, input,
-// batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u, check.
+// CSV on stdout: mode=multigpu, gpu, date, commit ($BATCHSVD_GIT_COMMIT, else the build's),
+// gpus, precision, m, n, batch, input, batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u, check.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -34,40 +34,21 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
+#include "cuda_bench_support.hpp"
 #include "testing/error_measures.hpp"
-
-#ifndef BATCHSVD_GIT_COMMIT
-#define BATCHSVD_GIT_COMMIT "unknown"
-#endif
 
 namespace {
 
 using batchsvd::index_t;
+using batchsvd::bench::Buffer;
+using batchsvd::bench::today;
 
-void check(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    std::fprintf(stderr, "multi_gpu_bench: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::exit(2);
-}
-#define CK(call) check((call), #call)
+constexpr const char* kProgram = "multi_gpu_bench";
+#define CK(call) batchsvd::bench::cuda_check((call), #call, kProgram)
 
 struct Case {
     std::string precision;
     index_t batch, m, n;
-};
-
-/// Device or pinned host memory of `count` elements, freed on scope exit.
-template <class T> struct Buffer {
-    T* p = nullptr;
-    bool host = false;
-    Buffer(std::size_t count, bool on_host) : host(on_host) {
-        const std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(T);
-        if (host) CK(cudaHostAlloc(reinterpret_cast<void**>(&p), bytes, cudaHostAllocPortable));
-        else CK(cudaMalloc(reinterpret_cast<void**>(&p), bytes));
-    }
-    ~Buffer() { host ? (void)cudaFreeHost(p) : (void)cudaFree(p); }
-    Buffer(const Buffer&) = delete;
-    Buffer& operator=(const Buffer&) = delete;
 };
 
 /// Uniform [-1, 1) entries ("random"), filled by all host threads.
@@ -101,19 +82,6 @@ template <class T> struct Result {
     }
 };
 
-std::string gpu_name() {
-    cudaDeviceProp p{};
-    CK(cudaGetDeviceProperties(&p, 0));
-    return p.name;
-}
-
-std::string today() {
-    const std::time_t t = std::time(nullptr);
-    char buf[16];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-    return buf;
-}
-
 /// Makes the NCCL communicators of `devices` with a small matrix spread over them (a call
 /// whose time is not taken), so that a timed call without warm-up does not count their set-up.
 template <class T> void make_communicators(const std::vector<int>& devices) {
@@ -146,9 +114,9 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, int w
     CK(cudaEventCreate(&e1));
     for (const std::string& input : inputs) {
         const bool host = input == "host";
-        Buffer<T> da(na, host), du(nu, host), dv(nv, host);
-        Buffer<R> ds(ns, host);
-        Buffer<int> di(std::size_t(batch), host);
+        Buffer<T> da(na, host, kProgram), du(nu, host, kProgram), dv(nv, host, kProgram);
+        Buffer<R> ds(ns, host, kProgram);
+        Buffer<int> di(std::size_t(batch), host, kProgram);
         CK(cudaMemcpy(da.p, a.data(), na * sizeof(T), cudaMemcpyDefault));
         Result<T> one;
         double one_ms = 0;
@@ -209,8 +177,8 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, int w
                 for (double x : {e.e1, e.e2, e.e3, e.e4}) worst = std::max(worst, x / batchsvd::testing::unit_roundoff<T>());
                 if (res.info[b] != 0) worst = std::numeric_limits<double>::infinity();
             }
-            std::printf("multigpu,%s,%s,%s,%d,%s,%lld,%lld,%lld,%s,%.3f,%.3f,%.3f,%d,%.2f,%s\n", gpu_name().c_str(),
-                        today().c_str(), BATCHSVD_GIT_COMMIT, g, c.precision.c_str(), (long long)m, (long long)n,
+            std::printf("multigpu,%s,%s,%s,%d,%s,%lld,%lld,%lld,%s,%.3f,%.3f,%.3f,%d,%.2f,%s\n", batchsvd::bench::gpu_name(kProgram).c_str(),
+                        today().c_str(), batchsvd::bench::git_commit().c_str(), g, c.precision.c_str(), (long long)m, (long long)n,
                         (long long)batch, input.c_str(), ms, one_ms, one_ms / ms, int(res == one), worst,
                         lapack ? "lapack_e1_e4" : "s_vs_one_gpu");
             std::fflush(stdout);

@@ -24,7 +24,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <map>
 #include <random>
 #include <sstream>
@@ -33,28 +32,19 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
-
-#ifndef BATCHSVD_GIT_COMMIT
-#define BATCHSVD_GIT_COMMIT "unknown"
-#endif
+#include "cuda_bench_support.hpp"
 
 namespace {
 
 using batchsvd::index_t;
+using batchsvd::bench::Buffer;
 
-void check(cudaError_t e, const char* what) {
-    if (e == cudaSuccess) return;
-    std::fprintf(stderr, "vbatched_device_bench: %s failed: %s\n", what, cudaGetErrorString(e));
-    std::exit(2);
-}
-#define CK(call) check((call), #call)
+constexpr const char* kProgram = "vbatched_device_bench";
+#define CK(call) batchsvd::bench::cuda_check((call), #call, kProgram)
 
-template <class T> struct DeviceArray {
-    T* p = nullptr;
-    explicit DeviceArray(std::size_t n) { CK(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(T))); }
-    ~DeviceArray() { cudaFree(p); }
-    DeviceArray(const DeviceArray&) = delete;
-    DeviceArray& operator=(const DeviceArray&) = delete;
+/// Device memory of `n` elements.
+template <class T> struct DeviceArray : Buffer<T> {
+    explicit DeviceArray(std::size_t n) : Buffer<T>(n, false, kProgram) {}
 };
 
 struct Event {
@@ -244,13 +234,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "vbatched_device_bench: no CUDA device\n");
         return 2;
     }
-    cudaDeviceProp prop{};
-    CK(cudaGetDeviceProperties(&prop, 0));
-    const char* env_commit = std::getenv("BATCHSVD_GIT_COMMIT");
-    const std::string commit = env_commit ? env_commit : BATCHSVD_GIT_COMMIT;
-    char date[16];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    const std::string gpu = batchsvd::bench::gpu_name(kProgram), date = batchsvd::bench::today(),
+                      commit = batchsvd::bench::git_commit();
     cudaStream_t st = nullptr;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     std::fprintf(stderr, "vbatched_device_bench: seed %llu\n", static_cast<unsigned long long>(seed));
@@ -268,7 +253,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "vbatched_device_bench: precision %s (float64 or float32)\n", p.c_str());
                 return 2;
             }
-            std::printf("\"%s\",%s,%s,vbatched,c++,%s,%s,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", prop.name, date,
+            std::printf("\"%s\",%s,%s,vbatched,c++,%s,%s,%lld,%lld,%.4f,%.4f,%.4f,%.4f,%.4f,%d\n", gpu.c_str(), date.c_str(),
                         commit.c_str(), c.c_str(), p.c_str(), static_cast<long long>(r.batch),
                         static_cast<long long>(r.shapes), r.list_ms, r.per_size_ms, r.per_size_ms / r.list_ms,
                         r.largest_ms, r.largest_ms / r.list_ms, r.max_info);
