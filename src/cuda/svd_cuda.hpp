@@ -15,17 +15,18 @@ bool device_available();
 /// True when p points to device or managed memory (false for host memory and nullptr).
 bool is_device_pointer(const void* p);
 
-/// is_device_pointer for many pointers (gesvd_vbatched's): one driver query an allocation, the
+/// is_device_pointer for a call's pointers (gesvd's, gesvd_vbatched's): one driver query an allocation, the
 /// pointers into an allocation already seen answered from its address range. One object a
 /// call (the allocations must not change while it is used); not thread-safe.
 class PointerKinds {
 public:
     bool is_device(const void* p);
 
-private:
     struct Range {
         std::uintptr_t start, end;
     };
+
+private:
     std::vector<Range> ranges_;  ///< device allocations seen, by start
 };
 

@@ -33,14 +33,16 @@ GetAttributes driver_get_attributes() {
     return fn;
 }
 
+/// Orders an address against a range's start (std::upper_bound over ranges by start).
+bool before_start(std::uintptr_t x, const PointerKinds::Range& r) { return x < r.start; }
+
 }  // namespace
 
 bool PointerKinds::is_device(const void* p) {
     if (!p) return false;
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     // The range that starts at or before a, if any, among the device ranges seen (sorted).
-    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), a,
-                               [](std::uintptr_t x, const Range& r) { return x < r.start; });
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), a, before_start);
     if (it != ranges_.begin() && a < std::prev(it)->end) return true;
     const GetAttributes get = device_available() ? driver_get_attributes() : nullptr;
     if (!get) return is_device_pointer(p);
@@ -55,9 +57,7 @@ bool PointerKinds::is_device(const void* p) {
     const bool device = type == CU_MEMORYTYPE_DEVICE || managed != 0;
     if (device && size > 0 && start <= a && a - start < size) {
         const Range r{std::uintptr_t(start), std::uintptr_t(start) + size};
-        ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r.start,
-                                        [](std::uintptr_t x, const Range& q) { return x < q.start; }),
-                       r);
+        ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r.start, before_start), r);
     }
     return device;
 }
