@@ -23,6 +23,7 @@
 #include "cuda/fused/fused_plan.hpp"
 #include "cuda/fused/fused_kernel.cuh"
 #include "cuda/common/owned_stream.hpp"
+#include "cuda/common/phase_log.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/precondition/precondition.hpp"
 #include "cuda/dispatch_rules.hpp"
@@ -608,7 +609,7 @@ template <class T>
 void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans& sp, const T* ha,
                           const real_t<T>* hs, const T* hu, const T* hv, MatrixBatch<const T> a,
                           index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, DeviceChunk<T>& d,
-                          const Options& opts, cudaStream_t stream) {
+                          const Options& opts, cudaStream_t stream, PhaseLog* log = nullptr) {
     using R = real_t<T>;
     copy_async(d.a.get(), ha, sp.na * sizeof(T), stream, opts.threads);
     if (sp.s_gaps)
@@ -617,6 +618,7 @@ void enqueue_in_and_solve(index_t m, index_t n, index_t count, const ChunkSpans&
         copy_async(d.u.get(), hu, sp.nu * sizeof(T), stream, opts.threads);
     if (sp.v_gaps)
         copy_async(d.v.get(), hv, sp.nv * sizeof(T), stream, opts.threads);
+    if (log) log->mark("copied in", stream);
     Options o = opts;
     o.stream = stream;
     o.sweeps = opts.sweeps ? d.sweeps.get() : nullptr;
@@ -762,11 +764,20 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
         gesvd_host_streamed<T>(m, n, batch, chunk, a, s, s_stride, u, v, info, opts);
         return;
     }
+    // BATCHSVD_CUDA_SHARE_LOG=1: the phases of a batch staged at once (diagnostics, phase_log.hpp).
+    int device = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
+    PhaseLog log(log_switch("BATCHSVD_CUDA_SHARE_LOG"),
+                 "staged " + std::to_string(batch) + " on device " + std::to_string(device));
     const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
     DeviceChunk<T> d(sp, batch, opts.sweeps != nullptr, stream);
-    enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream);
+    log.mark("allocated", stream);
+    enqueue_in_and_solve<T>(m, n, batch, sp, a.data, s, u.data, v.data, a, s_stride, u, v, d, opts, stream,
+                            log.on() ? &log : nullptr);
+    log.mark("solved", stream);
     enqueue_out<T>(batch, sp, s, u.data, v.data, info, opts.sweeps, d, stream, opts.threads);
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    log.mark("copied out", nullptr);
 }
 
 template <class T> bool fits_fused_kernel(index_t m, index_t n, bool need_v) {

@@ -24,6 +24,7 @@
 #include "cuda/common/device_scope.hpp"
 #include "cuda/common/event.hpp"
 #include "cuda/common/owned_stream.hpp"
+#include "cuda/common/phase_log.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/multi_gpu/device_workers.hpp"
 #include "cuda/multi_gpu/one_matrix_over_devices.hpp"
@@ -125,7 +126,15 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
 
     // One share: the home device's in place on the caller's stream; any other on `stream`
     // (its worker's), staged through its device's memory (gesvd_host).
+    // BATCHSVD_CUDA_SHARE_LOG=1 (diagnostics, phase_log.hpp): when each share starts and ends,
+    // from the call's start (the staged shares' phases from gesvd_host).
+    const bool logging = log_switch("BATCHSVD_CUDA_SHARE_LOG");
+    std::vector<PhaseLog> logs;
+    for (const Share& sh : shares)
+        logs.emplace_back(logging, "share of " + std::to_string(sh.count) + " on device " + std::to_string(sh.device));
     auto solve = [&](const Share& sh, cudaStream_t stream) {
+        PhaseLog& log = logs[std::size_t(&sh - shares.data())];
+        log.mark("started", nullptr);
         auto at = [&](auto* p, index_t stride) { return p ? p + sh.first * stride : p; };
         const MatrixBatch<const T> as{at(a.data, a.stride), a.ld, a.stride};
         const MatrixBatch<T> us{at(u.data, u.stride), u.ld, u.stride}, vs{at(v.data, v.stride), v.ld, v.stride};
@@ -138,6 +147,7 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         o.sweeps = opts.sweeps ? opts.sweeps + sh.first : nullptr;
         if (on_device && sh.device == home) {
             gesvd_device<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
+            log.mark("solved in place", stream);
             return;
         }
         const bool peer = on_device && enable_peer_access(home);
@@ -146,9 +156,11 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         if (peer && peer_in_place_enabled() && single_pass_path<T>(m, n, sh.count, o)) {
             gesvd_device<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
             BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // the share is back when this returns
+            log.mark("solved in place over the peer link", nullptr);
             return;
         }
         gesvd_host<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
+        log.mark("staged and solved", nullptr);
     };
 
     // The home device's share (device data) or the first (host data) on this thread, the

@@ -45,6 +45,7 @@
 #include "cuda/common/event.hpp"
 #include "cuda/common/library_handles.hpp"
 #include "cuda/common/owned_stream.hpp"
+#include "cuda/common/phase_log.hpp"
 #include "cuda/common/planning_batch.hpp"
 #include "cuda/dispatch_rules.hpp"
 #include "cuda/multi_gpu/device_workers.hpp"
@@ -185,30 +186,9 @@ double wait_limit_seconds() {
 /// phase of each device (receiving its blocks, each sweep with the pairs that rotated, sending
 /// them back) and of the root (load and preconditioning, communicators, finalisation), with
 /// the milliseconds it took.
-bool spread_log() {
-    const char* v = std::getenv("BATCHSVD_CUDA_SPREAD_LOG");
-    return v && std::string(v) == "1";
+PhaseLog spread_log(int rank) {
+    return PhaseLog(log_switch("BATCHSVD_CUDA_SPREAD_LOG"), "spread rank " + std::to_string(rank));
 }
-
-class PhaseLog {
-public:
-    PhaseLog(int rank) : rank_(rank), on_(spread_log()), last_(std::chrono::steady_clock::now()) {}
-    /// Ends a phase: waits for `stream` (when logging) and prints the time since the last.
-    void mark(const char* what, cudaStream_t stream, long value = -1) {
-        if (!on_) return;
-        if (stream) BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
-        const auto now = std::chrono::steady_clock::now();
-        const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
-        last_ = now;
-        if (value >= 0) std::fprintf(stderr, "spread rank %d: %s %ld: %.3f ms\n", rank_, what, value, ms);
-        else std::fprintf(stderr, "spread rank %d: %s: %.3f ms\n", rank_, what, ms);
-    }
-
-private:
-    int rank_;
-    bool on_;
-    std::chrono::steady_clock::time_point last_;
-};
 
 /// What the devices of one call share: the first error, and the flag every device's waits poll.
 struct Agreement {
@@ -302,7 +282,7 @@ template <class DT>
 void run_rank(const Spread& sp, int r, const JacobiParams<DT>& q, DT* root_w, DT* root_v, BlockedState* root_state,
               CommSet& set, Agreement& agree, char& aborted, cudaStream_t stream) {
     const NcclApi& api = nccl();
-    PhaseLog log(r);
+    PhaseLog log = spread_log(r);
     const int P = sp.P, k = sp.k;
     ncclComm_t comm = set.comms[std::size_t(r)];
     const index_t kc = sp.kc, M = sp.M, N = sp.N;
@@ -492,7 +472,7 @@ void gesvd_one_matrix_devices(index_t m, index_t n, MatrixBatch<const T> a, real
     }
 
     const DeviceScope at_root(root);
-    PhaseLog log(-1);  // (the root's own phases)
+    PhaseLog log = spread_log(-1);  // (the root's own phases)
     const bool in_place = device_data && home == root;
     std::optional<OwnedStream> own;
     if (!in_place) own.emplace();
