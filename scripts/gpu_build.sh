@@ -6,12 +6,13 @@
 # (the GPU machine's image is not Debian and may lack LAPACK/OpenBLAS/libgfortran). The CUDA
 # libraries are the device image's.
 #   scripts/gpu_build.sh [PROGRAM ...]
-# Then it packs one archive a program into gpu-pack/ (ignored by git), each with lib/ and
-# COMMIT: tests, gpu_bench, multi_gpu_bench, vbatched_device_bench, soak, cli (the PROGRAMs
-# named, default all). Each program is about 40 MB (the kernels of every path), about 17-25 MB
-# packed, and a copy to the GPU machine is limited to 64 MiB with the sources: carry one or
-# two archives a call. On the GPU machine the scripts/gpu_*.sh unpack what gpu-pack/ holds
-# (scripts/gpu_unpack.sh).
+# Then it packs the PROGRAMs named (default all: tests, gpu_bench, multi_gpu_bench,
+# vbatched_device_bench, soak, cli) with lib/ and COMMIT into one archive, gpu-pack/programs.tar.xz
+# (ignored by git). Each program is about 40 MB, mostly the kernels of every path, which the
+# programs share: with a dictionary larger than a program xz stores them once, so two programs
+# pack to about 25 MB and all six to about 30 MB, within the 64 MiB a copy to the GPU machine
+# may carry with the sources. On the GPU machine the scripts/gpu_*.sh unpack what gpu-pack/
+# holds (scripts/gpu_unpack.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -38,12 +39,13 @@ programs=("$@")
 [ ${#programs[@]} -gt 0 ] || programs=(tests gpu_bench multi_gpu_bench vbatched_device_bench soak cli)
 rm -rf gpu-pack
 mkdir -p gpu-pack
+files=()
 for p in "${programs[@]}"; do
   case $p in
-    cli) bin=batchsvd ;;
-    tests|gpu_bench|multi_gpu_bench|vbatched_device_bench|soak) bin=batchsvd_$p ;;
+    cli) files+=(gpu-carry/batchsvd) ;;
+    tests|gpu_bench|multi_gpu_bench|vbatched_device_bench|soak) files+=("gpu-carry/batchsvd_$p") ;;
     *) echo "gpu_build: unknown program $p" >&2; exit 2 ;;
   esac
-  tar -cf - "gpu-carry/$bin" gpu-carry/lib gpu-carry/COMMIT | xz -T"$JOBS" -6 >"gpu-pack/$p.tar.xz"
 done
-du -sh gpu-pack/*.tar.xz
+tar -cf - "${files[@]}" gpu-carry/lib gpu-carry/COMMIT | xz --lzma2=preset=6,dict=192MiB >gpu-pack/programs.tar.xz
+du -sh gpu-pack/programs.tar.xz
