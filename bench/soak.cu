@@ -26,8 +26,9 @@
 //   A 2^-e (exact) with S 2^-e, e the power of two nearest its scale (996 or 100). With U or V
 //   off: e4 and the orthogonality of the factor returned.
 // Memory: after each call the device is synchronised, the soak's own buffers (cudaMalloc,
-// outside the pool) are freed, the default memory pool (the library's stream-ordered
-// workspace, and gpu_errors') is trimmed to 0 and cudaMemGetInfo's free memory is sampled.
+// outside the pools) are freed, the library's workspace pool is released
+// (batchsvd::release_cached_memory) and the default memory pool (gpu_errors') trimmed to 0,
+// and cudaMemGetInfo's free memory is sampled.
 // The baseline is the sample after a warm-up round (every path in every precision, the
 // preconditioned path on every stream: the library's pooled cuBLAS/cuSOLVER handles and their
 // workspaces are made on first use); memory is flat when the last sample is at most 16 MiB
@@ -320,7 +321,7 @@ unsigned grid_for(long long total) {
     return unsigned(std::clamp<long long>((total + kThreads - 1) / kThreads, 1, 8192));
 }
 
-/// The soak's own device memory (cudaMalloc: outside the pool that the samples trim), freed on
+/// The soak's own device memory (cudaMalloc: outside the pools that the samples trim), freed on
 /// scope exit.
 struct DevMem {
     void* p = nullptr;
@@ -848,6 +849,7 @@ int main(int argc, char** argv) {
         if (!context_lost) {
             try {
                 cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+                batchsvd::release_cached_memory();
                 cuda_check(cudaMemPoolTrimTo(pool, 0), "cudaMemPoolTrimTo");
                 trimmed = free_bytes();
             } catch (const std::exception& e) {

@@ -619,6 +619,8 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("threads") = 0, nb::arg("method") = 0);
     m.def("cuda_available", &batchsvd::cuda_available);
     m.def("cuda_devices", &batchsvd::cuda_devices);
+    m.def("release_cached_memory", &batchsvd::release_cached_memory);
+    m.def("cached_memory_bytes", &batchsvd::cached_memory_bytes, nb::arg("device"));
 #if BATCHSVD_PYTHON_JAX
     // The XLA FFI handlers of batchsvd.jax, as the capsules jax.ffi.register_ffi_target takes
     // (a dict of name -> capsule; the CUDA ones only in a CUDA build).

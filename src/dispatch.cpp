@@ -101,6 +101,20 @@ bool cuda_available() {
 #endif
 }
 
+void release_cached_memory() {
+#if BATCHSVD_WITH_CUDA
+    if (cuda::device_available()) cuda::release_workspace_pools();
+#endif
+}
+
+std::size_t cached_memory_bytes(int device) {
+#if BATCHSVD_WITH_CUDA
+    if (cuda::device_available()) return cuda::workspace_pool_bytes(device);
+#endif
+    (void)device;
+    return 0;
+}
+
 const char* default_backend_name() { return cuda_available() ? "cuda" : "cpu"; }
 
 template <class T>

@@ -70,10 +70,11 @@ struct Stream {
     Stream& operator=(const Stream&) = delete;
 };
 
-/// Device memory in use on the current device once all work is done and the default memory
-/// pool (where stream-ordered allocations come from) is trimmed to what is still allocated.
+/// Device memory in use on the current device once all work is done and the memory pools
+/// (the library's workspace pool and the default one) are trimmed to what is still allocated.
 std::size_t device_bytes_in_use() {
     cudaDeviceSynchronize();
+    batchsvd::release_cached_memory();
     int dev = 0;
     cudaGetDevice(&dev);
     cudaMemPool_t pool = nullptr;

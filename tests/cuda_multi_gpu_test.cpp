@@ -23,6 +23,7 @@
 #include "cuda/common/fault_injection.hpp"
 #include "cuda/multi_gpu/batch_over_devices.hpp"
 #include "cuda/multi_gpu/one_matrix_over_devices.hpp"
+#include "cuda/svd_cuda.hpp"
 #include "cuda_test_support.hpp"
 #include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
@@ -58,6 +59,10 @@ template <class T> struct Outputs {
         return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
     }
 };
+
+/// Device operands from the home device's default memory pool instead of cudaMalloc (which
+/// other devices cannot reach directly, so shares are copied: PeerSharesInPlaceBitwiseAsOneDevice).
+bool operands_from_default_pool = false;
 
 /// Solves `a` (m x n x batch, layout L) with opts; device data lives on `home` (-1: host data).
 /// With `direct`, a batch of one goes straight to the one-matrix path over opts.devices (even
@@ -101,9 +106,10 @@ Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a, L
     EXPECT_EQ(cudaGetDevice(&previous), cudaSuccess);
     EXPECT_EQ(cudaSetDevice(home), cudaSuccess);
     {
-        DeviceArray<T> da(ha.size()), du(out.u.size()), dv(out.v.size());
-        DeviceArray<R> ds(out.s.size());
-        DeviceArray<int> di(out.info.size());
+        const bool pooled = operands_from_default_pool;
+        DeviceArray<T> da(ha.size(), pooled), du(out.u.size(), pooled), dv(out.v.size(), pooled);
+        DeviceArray<R> ds(out.s.size(), pooled);
+        DeviceArray<int> di(out.info.size(), pooled);
         EXPECT_TRUE(da.p && du.p && dv.p && ds.p && di.p);
         EXPECT_EQ(cudaMemcpy(da.p, ha.data(), ha.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
         EXPECT_EQ(cudaMemcpy(du.p, out.u.data(), out.u.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
@@ -288,18 +294,50 @@ TEST(CudaMultiGpu, EveryPathBitwiseAsOneDevice) {
 /// elsewhere (blocked, QR): bitwise the one device's results either way.
 TEST(CudaMultiGpu, PeerSharesInPlaceBitwiseAsOneDevice) {
     SKIP_WITHOUT_TWO_GPUS();
-    struct InPlace {
-        InPlace() { setenv("BATCHSVD_CUDA_PEER_IN_PLACE", "1", 1); }
-        ~InPlace() { unsetenv("BATCHSVD_CUDA_PEER_IN_PLACE"); }
-    } in_place;
-    check_case<float>("tiny float32 3x3 x2001, in place", 3, 3, 2001, Options{});
-    check_case<double>("warp float64 32x32 x1001, a NaN matrix, in place", 32, 32, 1001, Options{}, {}, 700);
-    Options fused;
-    fused.variant = JacobiVariant::unblocked;
-    check_case<double>("fused float64 40x40 x51, in place", 40, 40, 51, fused);
-    check_case<std::complex<float>>("warp complex64 16x16 x301, in place", 16, 16, 301, Options{});
-    check_case<double>("warp float64 20x12 x77, padded, in place", 20, 12, 77, Options{}, Layout{3, 5});
-    check_case<double>("blocked float64 300x300 x5 (copied)", 300, 300, 5, blocked_path());
+    auto cases = [](const char* how) {
+        SCOPED_TRACE(how);
+        check_case<float>("tiny float32 3x3 x2001", 3, 3, 2001, Options{});
+        check_case<double>("warp float64 32x32 x1001, a NaN matrix", 32, 32, 1001, Options{}, {}, 700);
+        Options fused;
+        fused.variant = JacobiVariant::unblocked;
+        check_case<double>("fused float64 40x40 x51", 40, 40, 51, fused);
+        check_case<std::complex<float>>("warp complex64 16x16 x301", 16, 16, 301, Options{});
+        check_case<double>("warp float64 20x12 x77, padded", 20, 12, 77, Options{}, Layout{3, 5});
+        check_case<double>("blocked float64 300x300 x5 (copied)", 300, 300, 5, blocked_path());
+    };
+    cases("in place (the default; cudaMalloc'd operands)");
+    {
+        struct Copied {
+            Copied() { setenv("BATCHSVD_CUDA_PEER_IN_PLACE", "0", 1); }
+            ~Copied() { unsetenv("BATCHSVD_CUDA_PEER_IN_PLACE"); }
+        } copied;
+        cases("copied (BATCHSVD_CUDA_PEER_IN_PLACE=0)");
+    }
+    struct Pooled {
+        Pooled() { operands_from_default_pool = true; }
+        ~Pooled() { operands_from_default_pool = false; }
+    } pooled;
+    cases("operands from the default memory pool, which grants no peer access: copied");
+}
+
+TEST(CudaMultiGpu, AccessFlagsTellWhatAnotherDeviceReaches) {
+    SKIP_WITHOUT_TWO_GPUS();
+    int can = 0;
+    CUDA_OK(cudaDeviceCanAccessPeer(&can, 1, 0));
+    if (!can) GTEST_SKIP() << "devices 1 and 0 have no peer access on this machine: nothing is solved in place";
+    CUDA_OK(cudaSetDevice(0));
+    DeviceArray<double> plain(1000), pooled(1000, true);
+    ASSERT_TRUE(plain.p && pooled.p);
+    std::vector<double> host(10);
+    CUDA_OK(cudaSetDevice(1));
+    const cudaError_t e = cudaDeviceEnablePeerAccess(0, 0);
+    if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+    else CUDA_OK(e);
+    EXPECT_TRUE(cuda::current_device_reads_and_writes({plain.p, plain.p + 999, nullptr}));
+    EXPECT_FALSE(cuda::current_device_reads_and_writes({plain.p, pooled.p}));
+    EXPECT_FALSE(cuda::current_device_reads_and_writes({host.data()})) << "pageable host memory";
+    CUDA_OK(cudaSetDevice(0));
+    EXPECT_TRUE(cuda::current_device_reads_and_writes({plain.p, pooled.p})) << "its own device";
 }
 
 TEST(CudaMultiGpu, StridedLayoutsKeepTheirGaps) {

@@ -21,14 +21,24 @@
 
 namespace batchsvd::test {
 
-/// cudaMalloc'd array, freed on scope exit (p is null when the allocation failed).
+/// cudaMalloc'd array, or with `stream_ordered` one from the device's default memory pool
+/// (cudaMallocAsync, whose memory other devices may not access), freed on scope exit (p is
+/// null when the allocation failed).
 template <class T> struct DeviceArray {
     T* p = nullptr;
     std::size_t n = 0;
-    explicit DeviceArray(std::size_t count) : n(count) {
-        if (n && cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
+    bool pooled = false;
+    explicit DeviceArray(std::size_t count, bool stream_ordered = false) : n(count), pooled(stream_ordered) {
+        const cudaError_t e = !n ? cudaSuccess
+                              : pooled ? cudaMallocAsync(&p, n * sizeof(T), nullptr)
+                                       : cudaMalloc(&p, n * sizeof(T));
+        if (e != cudaSuccess) p = nullptr;
+        if (pooled && cudaStreamSynchronize(nullptr) != cudaSuccess) p = nullptr;
     }
-    ~DeviceArray() { if (p) cudaFree(p); }
+    ~DeviceArray() {
+        if (p && pooled) (void)cudaFreeAsync(p, nullptr), (void)cudaStreamSynchronize(nullptr);
+        else if (p) cudaFree(p);
+    }
     DeviceArray(const DeviceArray&) = delete;
     DeviceArray& operator=(const DeviceArray&) = delete;
 };

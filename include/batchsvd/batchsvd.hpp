@@ -12,6 +12,7 @@
 #pragma once
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -203,6 +204,18 @@ bool cuda_available();
 
 /// Every visible CUDA device, {0, 1, ..., count - 1}; empty without a CUDA backend or device.
 std::vector<int> cuda_devices();
+
+/// The CUDA backend keeps the device memory its calls freed (workspaces, staging of host data)
+/// in a memory pool of its own on each device, for the next call to reuse instead of mapping
+/// it again; it holds at most the largest call's workspace. release_cached_memory() waits for
+/// every device the library used and gives that memory back to the driver (for another
+/// library to allocate); the environment variable BATCHSVD_CUDA_KEEP_WORKSPACE=0 gives it back
+/// at every synchronisation instead. Without the CUDA backend, nothing to do.
+void release_cached_memory();
+
+/// Bytes of device memory the CUDA backend's pool holds on `device`, in use by a call or kept
+/// for the next one (0 where the library has not allocated there, or without CUDA).
+std::size_t cached_memory_bytes(int device);
 
 /// Name of the backend `Backend::automatic` picks for host data ("cuda" or "cpu").
 const char* default_backend_name();

@@ -58,7 +58,7 @@ from . import _batchsvd  # noqa: E402
 from .hyperbolic import eigh_indefinite, hsvd  # noqa: E402
 
 __all__ = ["svd", "svdvals", "gebrd", "hsvd", "eigh_indefinite", "cuda_available", "cuda_devices",
-           "OutOfMemoryError", "DeviceError", "__version__"]
+           "release_cached_memory", "cached_memory_bytes", "OutOfMemoryError", "DeviceError", "__version__"]
 __version__ = _batchsvd.version()
 
 #: Device memory could not be allocated (a subclass of MemoryError).
@@ -77,6 +77,24 @@ def cuda_available() -> bool:
 def cuda_devices() -> list:
     """Every visible CUDA device's index, ``[0, 1, ...]``; empty without a usable CUDA backend."""
     return list(_batchsvd.cuda_devices())
+
+
+def release_cached_memory() -> None:
+    """Give back to the driver the device memory batchsvd keeps between calls.
+
+    The CUDA backend keeps the memory its calls freed (workspaces, staging of host arrays) in
+    a pool of its own on each device, at most the largest call's, so that the next call does not
+    map it again. Call this when another library (PyTorch, CuPy, JAX) needs that memory; the
+    environment variable ``BATCHSVD_CUDA_KEEP_WORKSPACE=0`` keeps none. Waits for every device
+    batchsvd used. Without CUDA it does nothing.
+    """
+    _batchsvd.release_cached_memory()
+
+
+def cached_memory_bytes(device: int = 0) -> int:
+    """Bytes of device memory batchsvd's pool holds on CUDA device ``device`` (in use by a call
+    or kept for the next); 0 where batchsvd has not allocated there, or without CUDA."""
+    return int(_batchsvd.cached_memory_bytes(int(device)))
 
 
 def _device_list(devices):

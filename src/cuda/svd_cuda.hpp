@@ -2,7 +2,9 @@
 // CUDA backend entry, seen by the dispatcher (plain C++: no CUDA headers here).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
@@ -30,8 +32,18 @@ private:
     std::vector<Range> ranges_;  ///< device allocations seen, by start
 };
 
+/// Whether the current device may read and write the memory of every pointer given (null ones
+/// skipped) in its kernels: the driver's access flags from its context, so memory of another
+/// device counts where peer access reaches it (not, for example, a stream-ordered allocation
+/// whose pool grants no peer access). False where the driver cannot tell.
+bool current_device_reads_and_writes(std::initializer_list<const void*> pointers);
+
 /// Number of visible CUDA devices (0 when none can be used).
 int device_count();
+
+/// batchsvd::release_cached_memory and cached_memory_bytes (common/workspace_pool.hpp).
+void release_workspace_pools();
+std::size_t workspace_pool_bytes(int device);
 
 /// The device whose memory `p` (device or managed memory) is.
 int pointer_device(const void* p);

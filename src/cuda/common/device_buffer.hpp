@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// RAII device memory for the CUDA backend: stream-ordered (cudaMallocAsync / cudaFreeAsync on
-// the caller's stream), with a plain cudaMalloc fallback for devices without memory pools; the
-// bytes held are counted (testing::live_device_bytes, fault_injection.hpp).
+// RAII device memory for the CUDA backend: stream-ordered (allocated from the device's workspace
+// pool, workspace_pool.hpp, and freed on the caller's stream), with a plain cudaMalloc fallback
+// for devices without memory pools; the bytes held are counted (testing::live_device_bytes,
+// fault_injection.hpp).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,17 +15,19 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/fault_injection.hpp"
+#include "cuda/common/workspace_pool.hpp"
 
 namespace batchsvd::cuda {
 
-/// Free device memory now (0 when it cannot be queried).
+/// Device memory free now for the library's workspaces: the driver's free memory and what the
+/// workspace pool holds unused (0 when it cannot be queried).
 inline std::size_t free_device_bytes() {
     std::size_t free = 0, total = 0;
     if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
     }
-    return free;
+    return free + workspace_pool_idle_bytes();
 }
 
 /// Matrices per chunk when each needs `per_matrix` bytes of device memory: as many as fit in
@@ -52,7 +55,9 @@ public:
         const bool injected = detail::fault_point(testing::FaultKind::alloc);
         cudaError_t e = cudaErrorMemoryAllocation;
         if (!injected) {
-            e = cudaMallocAsync(reinterpret_cast<void**>(&ptr_), bytes, stream);
+            const cudaMemPool_t pool = workspace_pool();
+            e = pool ? cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr_), bytes, pool, stream)
+                     : cudaErrorNotSupported;
             if (e == cudaErrorNotSupported) {
                 (void)cudaGetLastError();
                 async_ = false;

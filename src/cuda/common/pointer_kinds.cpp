@@ -4,6 +4,7 @@
 // pointers of each of 10000 matrices (gesvd_vbatched); the driver's cuPointerGetAttributes also
 // gives the allocation's address range, and the pointers into a range already seen are
 // classified by a search. Its entry point comes from the runtime, so nothing links libcuda.
+// current_device_reads_and_writes (svd_cuda.hpp) asks the same query for access flags.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -60,6 +61,20 @@ bool PointerKinds::is_device(const void* p) {
         ranges_.insert(std::upper_bound(ranges_.begin(), ranges_.end(), r.start, before_start), r);
     }
     return device;
+}
+
+bool current_device_reads_and_writes(std::initializer_list<const void*> pointers) {
+    const GetAttributes get = device_available() ? driver_get_attributes() : nullptr;
+    if (!get) return false;
+    for (const void* p : pointers) {
+        if (!p) continue;
+        unsigned long long flags = CU_POINTER_ACCESS_FLAG_NONE;
+        CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_ACCESS_FLAGS};
+        void* data[] = {&flags};
+        if (get(1, which, data, CUdeviceptr(reinterpret_cast<std::uintptr_t>(p))) != CUDA_SUCCESS) return false;
+        if (flags != CU_POINTER_ACCESS_FLAG_READWRITE) return false;
+    }
+    return true;
 }
 
 }  // namespace batchsvd::cuda

@@ -260,8 +260,7 @@ template <class DT> PreconditionEigensolver eigensolver_form(index_t N, index_t 
 /// Matrices a chunk of an eigensolver's workspace holds (per bytes a matrix): at most a quarter
 /// of the device memory free now.
 index_t workspace_chunk(std::size_t per, index_t batch) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    BATCHSVD_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t free_bytes = free_device_bytes();
     return std::clamp<index_t>(index_t(free_bytes / 4 / per), 1, std::min<index_t>(batch, INT_MAX));
 }
 
