@@ -68,11 +68,11 @@ bool current_device_reads_and_writes(std::initializer_list<const void*> pointers
     if (!get) return false;
     for (const void* p : pointers) {
         if (!p) continue;
-        unsigned long long flags = CU_POINTER_ACCESS_FLAG_NONE;
+        unsigned long long flags = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;  // (an enum; 8 bytes zeroed whatever its size)
         CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_ACCESS_FLAGS};
         void* data[] = {&flags};
         if (get(1, which, data, CUdeviceptr(reinterpret_cast<std::uintptr_t>(p))) != CUDA_SUCCESS) return false;
-        if (flags != CU_POINTER_ACCESS_FLAG_READWRITE) return false;
+        if (flags != CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE) return false;
     }
     return true;
 }
