@@ -320,7 +320,7 @@ TEST(CudaMultiGpu, PeerSharesInPlaceBitwiseAsOneDevice) {
     cases("operands from the default memory pool, which grants no peer access: copied");
 }
 
-TEST(CudaMultiGpu, AccessFlagsTellWhatAnotherDeviceReaches) {
+TEST(CudaMultiGpu, AnotherDeviceReachesLegacyAllocationsOnly) {
     SKIP_WITHOUT_TWO_GPUS();
     int can = 0;
     CUDA_OK(cudaDeviceCanAccessPeer(&can, 1, 0));
@@ -333,11 +333,11 @@ TEST(CudaMultiGpu, AccessFlagsTellWhatAnotherDeviceReaches) {
     const cudaError_t e = cudaDeviceEnablePeerAccess(0, 0);
     if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
     else CUDA_OK(e);
-    EXPECT_TRUE(cuda::current_device_reads_and_writes({plain.p, plain.p + 999, nullptr}));
-    EXPECT_FALSE(cuda::current_device_reads_and_writes({plain.p, pooled.p}));
-    EXPECT_FALSE(cuda::current_device_reads_and_writes({host.data()})) << "pageable host memory";
+    EXPECT_TRUE(cuda::current_device_reaches({plain.p, plain.p + 999, nullptr}));
+    EXPECT_FALSE(cuda::current_device_reaches({plain.p, pooled.p}));
+    EXPECT_FALSE(cuda::current_device_reaches({host.data()})) << "pageable host memory";
     CUDA_OK(cudaSetDevice(0));
-    EXPECT_TRUE(cuda::current_device_reads_and_writes({plain.p, pooled.p})) << "its own device";
+    EXPECT_TRUE(cuda::current_device_reaches({plain.p, pooled.p})) << "its own device";
 }
 
 TEST(CudaMultiGpu, StridedLayoutsKeepTheirGaps) {

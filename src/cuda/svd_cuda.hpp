@@ -32,11 +32,14 @@ private:
     std::vector<Range> ranges_;  ///< device allocations seen, by start
 };
 
-/// Whether the current device may read and write the memory of every pointer given (null ones
-/// skipped) in its kernels: the driver's access flags from its context, so memory of another
-/// device counts where peer access reaches it (not, for example, a stream-ordered allocation
-/// whose pool grants no peer access). False where the driver cannot tell.
-bool current_device_reads_and_writes(std::initializer_list<const void*> pointers);
+/// Whether kernels of the current device may read and write the memory of every pointer given
+/// (null ones skipped): device memory of the current device, or memory of another device
+/// allocated as cudaMalloc does (legacy allocations, which peer access, once enabled by the
+/// caller, reaches). Not stream-ordered or virtual-memory allocations of another device, whose
+/// access is granted per pool or per mapping (a stream-ordered allocation from a pool without
+/// peer access faults when a peer touches it), nor host or managed memory. False where the
+/// driver cannot tell.
+bool current_device_reaches(std::initializer_list<const void*> pointers);
 
 /// Number of visible CUDA devices (0 when none can be used).
 int device_count();

@@ -4,7 +4,7 @@
 // pointers of each of 10000 matrices (gesvd_vbatched); the driver's cuPointerGetAttributes also
 // gives the allocation's address range, and the pointers into a range already seen are
 // classified by a search. Its entry point comes from the runtime, so nothing links libcuda.
-// current_device_reads_and_writes (svd_cuda.hpp) asks the same query for access flags.
+// current_device_reaches (svd_cuda.hpp) asks the same query for the kind of allocation.
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
@@ -63,16 +63,22 @@ bool PointerKinds::is_device(const void* p) {
     return device;
 }
 
-bool current_device_reads_and_writes(std::initializer_list<const void*> pointers) {
+bool current_device_reaches(std::initializer_list<const void*> pointers) {
     const GetAttributes get = device_available() ? driver_get_attributes() : nullptr;
     if (!get) return false;
+    int current = 0;
+    BATCHSVD_CUDA_CHECK(cudaGetDevice(&current));
     for (const void* p : pointers) {
         if (!p) continue;
-        unsigned long long flags = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;  // (an enum; 8 bytes zeroed whatever its size)
-        CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_ACCESS_FLAGS};
-        void* data[] = {&flags};
-        if (get(1, which, data, CUdeviceptr(reinterpret_cast<std::uintptr_t>(p))) != CUDA_SUCCESS) return false;
-        if (flags != CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE) return false;
+        unsigned int type = 0;
+        int ordinal = -1;
+        unsigned long long legacy = 0;  // (a bool; 8 bytes zeroed whatever its size)
+        CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                       CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE};
+        void* data[] = {&type, &ordinal, &legacy};
+        if (get(3, which, data, CUdeviceptr(reinterpret_cast<std::uintptr_t>(p))) != CUDA_SUCCESS) return false;
+        if (type != CU_MEMORYTYPE_DEVICE) return false;
+        if (ordinal != current && !legacy) return false;
     }
     return true;
 }

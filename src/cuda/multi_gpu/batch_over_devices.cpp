@@ -65,8 +65,9 @@ bool enable_peer_access(int home) {
 
 /// A share in another device's memory whose path reads each matrix once and writes its results
 /// once (single_pass_path) is solved in place, its kernels reading and writing the home
-/// device's memory over the peer link, where the driver says this device may
-/// (current_device_reads_and_writes), instead of being copied to its device and back. 4 H100s
+/// device's memory over the peer link, where every operand is memory this device reaches
+/// (current_device_reaches: allocations as cudaMalloc makes them, with peer access enabled),
+/// instead of being copied to its device and back. 4 H100s
 /// (NVLink), 2026-11-27, float64, ms, in place against copied: 10000 x 32^2 on 2 GPUs 1.36
 /// against 1.67, on 4 1.01 against 1.16; 10000 x 16^2 0.36 against 0.44, 0.26 against 0.38
 /// (bench/results/h100/2026-11-27-workspace-pool/). BATCHSVD_CUDA_PEER_IN_PLACE=0 copies
@@ -157,7 +158,7 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
         if (ready) BATCHSVD_CUDA_CHECK(cudaStreamWaitEvent(stream, ready->get(), 0));
         o.stream = stream;
         if (peer && peer_in_place_enabled() && single_pass_path<T>(m, n, sh.count, o) &&
-            current_device_reads_and_writes({as.data, ss, us.data, vs.data, is, o.sweeps})) {
+            current_device_reaches({as.data, ss, us.data, vs.data, is, o.sweeps})) {
             gesvd_device<T>(m, n, sh.count, as, ss, s_stride, us, vs, is, o);
             BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));  // the share is back when this returns
             log.mark("solved in place over the peer link", nullptr);
