@@ -11,11 +11,14 @@
 // whose LAPACK reference takes too long) the largest difference of S from one GPU's S in
 // units of u times the largest singular value.
 //   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--warmup 1] [--input device|host|both]
-//                            [--check lapack|one-gpu] [--keep-pool] [--case PRECISION:BATCHxMxN ...]
+//                            [--check lapack|one-gpu] [--keep-pool] [--release-between]
+//                            [--case PRECISION:BATCHxMxN ...]
 //                            (default: the cases below)
 // --keep-pool keeps each device's default memory pool's memory between calls (its release
 // threshold at the maximum), as an application may set it; the library allocates its
 // workspace from that pool, which otherwise gives the memory back at each synchronisation.
+// (The library's own workspace pool keeps its memory: --release-between gives it back before
+// every call, batchsvd::release_cached_memory, outside the time.)
 // CSV on stdout: mode=multigpu, gpu, date, commit ($BATCHSVD_GIT_COMMIT, else the build's),
 // gpus, precision, m, n, batch, input, batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u, check.
 #include <cuda_runtime.h>
@@ -48,6 +51,7 @@ using batchsvd::bench::Buffer;
 using batchsvd::bench::today;
 
 constexpr const char* kProgram = "multi_gpu_bench";
+bool release_between = false;  ///< --release-between
 #define CK(call) batchsvd::bench::cuda_check((call), #call, kProgram)
 
 struct Case {
@@ -131,6 +135,7 @@ void run_case(const Case& c, const std::vector<int>& gpu_counts, int reps, int w
             if (g > 1)
                 for (int d = 0; d < g; ++d) o.devices.push_back(d);
             auto call = [&] {
+                if (release_between) batchsvd::release_cached_memory();
                 CK(cudaMemsetAsync(di.p, 0xff, batch * sizeof(int), stream));  // (poison: info -1)
                 CK(cudaStreamSynchronize(stream));
                 CK(cudaEventRecord(e0, stream));
@@ -239,6 +244,7 @@ int main(int argc, char** argv) {
         else if (arg == "--reps") reps = std::max(1, std::atoi(value().c_str()));
         else if (arg == "--warmup") warmup = std::max(0, std::atoi(value().c_str()));
         else if (arg == "--keep-pool") keep_pool = true;
+        else if (arg == "--release-between") release_between = true;
         else if (arg == "--check") {
             const std::string v = value();
             if (v != "lapack" && v != "one-gpu") {
