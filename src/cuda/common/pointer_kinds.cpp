@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "cuda/common/check.hpp"
 #include "cuda/svd_cuda.hpp"
 
 namespace batchsvd::cuda {
