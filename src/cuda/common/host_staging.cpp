@@ -171,13 +171,22 @@ bool copy_out(void* dst, const void* src, std::size_t bytes, cudaStream_t stream
 }  // namespace
 
 void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, int threads) {
+    if (bytes == 0) return;
+    cudaPointerAttributes da{}, sa{};
+    BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&da, dst));
+    BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&sa, src));
     if (bytes >= kStageFrom && staging_on()) {
         threads = threads > 0 ? threads : std::min(kMaxThreads, omp_get_max_threads());
-        cudaPointerAttributes da{}, sa{};
-        BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&da, dst));
-        BATCHSVD_CUDA_CHECK(cudaPointerGetAttributes(&sa, src));
         if (pageable(sa) && da.type == cudaMemoryTypeDevice && copy_in(dst, src, bytes, stream, threads)) return;
         if (pageable(da) && sa.type == cudaMemoryTypeDevice && copy_out(dst, src, bytes, stream, threads)) return;
+    }
+    // Between two devices' memory a peer copy, which the driver makes for any allocation:
+    // cudaMemcpyDefault fails (invalid argument) where either side is a stream-ordered
+    // allocation whose pool grants the other device no access (the library's workspace pool
+    // grants none; a caller's pool may not).
+    if (da.type == cudaMemoryTypeDevice && sa.type == cudaMemoryTypeDevice && da.device != sa.device) {
+        BATCHSVD_CUDA_CHECK(cudaMemcpyPeerAsync(dst, da.device, src, sa.device, bytes, stream));
+        return;
     }
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream));
 }

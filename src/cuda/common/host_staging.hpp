@@ -14,7 +14,8 @@ namespace batchsvd::cuda {
 
 /// cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream), through the staging buffers
 /// where one side is pageable host memory, the other device memory, and the copy is large
-/// (host_staging.cpp). A staged copy returns when the host memory may be reused (in) or holds
+/// (host_staging.cpp), and as a peer copy (cudaMemcpyPeerAsync) between two devices' memory,
+/// which works for stream-ordered allocations too. A staged copy returns when the host memory may be reused (in) or holds
 /// the data (out), as the driver's copies from and to pageable memory do; other copies are
 /// asynchronous as cudaMemcpyAsync's. BATCHSVD_CUDA_STAGING=0 turns staging off (the
 /// driver's copies), BATCHSVD_CUDA_STAGING_PIECE=BYTES sets the piece size (tests).
