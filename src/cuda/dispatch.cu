@@ -442,14 +442,25 @@ template <class T> bool use_precondition(index_t M, index_t N, index_t batch, co
 /// cuSOLVER's, its host waits leave the device idle more than the overlap gains (float64 40 x
 /// 1024^2 344.9 against 331.6), and smaller batches lost (float64 200 x 128^2 4.18 against
 /// 3.80-3.93, H200). docs/paths/blocked.md has the measurements.
+/// Not past kHalvesMaxBytes of matrices in this part of the call (`own`: a device's share, not
+/// the whole call's batch): with the workspace pool's memory reused from call to call
+/// (workspace_pool.hpp), two halves lost to one stream there (H100, 2026-11-27, ms, halves
+/// against one stream: float64 1000 x 384^2 254.0 against 226.8, 1000 x 512^2 608.5 against
+/// 540.9, float32 1000 x 512^2 395.9 against 391.9) and still won below it (float64 1000 x
+/// 256^2 68.6 against 71.5, 250 x 512^2 139.4 against 144.8;
+/// bench/results/h100/2026-11-27-workspace-pool/). (Halves and one stream give a matrix the
+/// same arithmetic; the preconditioner's cuBLAS products may round differently by count.)
 /// BATCHSVD_CUDA_BLOCKED_SLICES=1 or 2 forces one stream or two halves (benchmarks and tests).
-template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, bool precondition, const Options& opts) {
+constexpr double kHalvesMaxBytes = 512.0 * 1024 * 1024;
+template <class T> bool blocked_halves(index_t M, index_t N, index_t batch, index_t own, bool precondition,
+                                       const Options& opts) {
     const char* v = std::getenv("BATCHSVD_CUDA_BLOCKED_SLICES");
     if (v && std::string(v) == "1") return false;
     if (v && std::string(v) == "2") return true;
     return precondition && N >= 128 &&
            (N <= 256 || precondition_eigensolver<device_scalar_t<T>>(N, batch / 2) != PreconditionEigensolver::cusolver) &&
-           batch * N * N >= (index_t(1) << 23) && use_precondition<T>(M, N, batch / 2, opts);
+           batch * N * N >= (index_t(1) << 23) && double(own) * double(M) * double(N) * sizeof(T) <= kHalvesMaxBytes &&
+           use_precondition<T>(M, N, batch / 2, opts);
 }
 
 /// Device bytes per matrix of the blocked path's workspace, with the preconditioner's when it
@@ -473,7 +484,7 @@ void launch_blocked(index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
     const index_t plan = planning_batch(batch);  // the call's, for every chunk alike
     const int nb = block_width_for<T>(opts, N, plan);
     const bool pre = use_precondition<T>(M, N, plan, opts);
-    const bool halves = blocked_halves<T>(M, N, plan, pre, opts);
+    const bool halves = blocked_halves<T>(M, N, plan, batch, pre, opts);
     over_chunks<T>(per, m, n, batch, a, s, s_stride, u, v, info, opts, need_vw,
                    [&](const auto& p) { run_blocked(p, nb, pre, halves, stream); });
 }
