@@ -45,7 +45,9 @@ def main(src, dst):
         ax.set_title("%s input (%s)" % (inp, rows[0]["gpu"]))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    fig.suptitle("batchsvd over several GPUs (commit %s, %s)" % (rows[0]["commit"], rows[0]["date"]))
+    commits = sorted({r["commit"] for r in rows}, key=[r["commit"] for r in rows].index)
+    fig.suptitle("batchsvd over several GPUs (commit%s %s, %s)" % ("s" if len(commits) > 1 else "",
+                                                                 ", ".join(commits), rows[0]["date"]))
     fig.tight_layout()
     fig.savefig(dst, dpi=110)
     print("| precision | batch x m x n | input | GPUs | ms | one GPU ms | speedup | bitwise | error (u) |")
