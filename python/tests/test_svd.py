@@ -395,3 +395,22 @@ def test_inputs_are_read_in_place():
         j = jax.device_put(np.ones((3, 8, 8)) + np.eye(8), gpu)
         batchsvd.svd(j)
         assert batchsvd._batchsvd._last_input_pointer() == j.unsafe_buffer_pointer()
+
+
+def test_cached_memory_is_kept_and_released():
+    """The CUDA backend keeps its workspace between calls and gives it back on request; without
+    a CUDA device both functions are harmless and nothing is held."""
+    assert batchsvd.cached_memory_bytes(-1) == 0
+    if not batchsvd.cuda_available():
+        batchsvd.release_cached_memory()
+        assert batchsvd.cached_memory_bytes(0) == 0
+        pytest.skip("no CUDA device: the kept workspace is checked on a GPU machine "
+                    "(the no-device behaviour was checked)")
+    a = rng("cache").standard_normal((64, 128, 128))  # (host arrays go to the GPU, device 0)
+    u, s, vh = batchsvd.svd(a)
+    assert batchsvd.cached_memory_bytes(0) >= a.nbytes  # at least A's staging, kept
+    batchsvd.release_cached_memory()
+    assert batchsvd.cached_memory_bytes(0) == 0
+    u2, s2, vh2 = batchsvd.svd(a)  # fresh memory, the same result
+    np.testing.assert_array_equal(s, s2)
+    np.testing.assert_array_equal(u, u2)
