@@ -776,10 +776,10 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
         return;
     }
     // BATCHSVD_CUDA_SHARE_LOG=1: the phases of a batch staged at once (diagnostics, phase_log.hpp).
+    const bool logging = log_switch("BATCHSVD_CUDA_SHARE_LOG");
     int device = 0;
-    BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
-    PhaseLog log(log_switch("BATCHSVD_CUDA_SHARE_LOG"),
-                 "staged " + std::to_string(batch) + " on device " + std::to_string(device));
+    if (logging) BATCHSVD_CUDA_CHECK(cudaGetDevice(&device));
+    PhaseLog log(logging, logging ? "staged " + std::to_string(batch) + " on device " + std::to_string(device) : std::string());
     const ChunkSpans sp = chunk_spans<T>(m, n, batch, a, s_stride, u, v, opts);
     DeviceChunk<T> d(sp, batch, opts.sweeps != nullptr, stream);
     log.mark("allocated", stream);

@@ -135,7 +135,9 @@ void gesvd_devices(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, 
     const bool logging = log_switch("BATCHSVD_CUDA_SHARE_LOG");
     std::vector<PhaseLog> logs;
     for (const Share& sh : shares)
-        logs.emplace_back(logging, "share of " + std::to_string(sh.count) + " on device " + std::to_string(sh.device));
+        logs.emplace_back(logging, logging ? "share of " + std::to_string(sh.count) + " on device " +
+                                                 std::to_string(sh.device)
+                                           : std::string());
     auto solve = [&](const Share& sh, cudaStream_t stream) {
         PhaseLog& log = logs[std::size_t(&sh - shares.data())];
         log.mark("started", nullptr);
