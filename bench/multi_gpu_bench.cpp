@@ -11,14 +11,11 @@
 // whose LAPACK reference takes too long) the largest difference of S from one GPU's S in
 // units of u times the largest singular value.
 //   batchsvd_multi_gpu_bench [--gpus 1,2,4,8] [--reps 5] [--warmup 1] [--input device|host|both]
-//                            [--check lapack|one-gpu] [--keep-pool] [--release-between]
+//                            [--check lapack|one-gpu] [--release-between]
 //                            [--case PRECISION:BATCHxMxN ...]
 //                            (default: the cases below)
-// --keep-pool keeps each device's default memory pool's memory between calls (its release
-// threshold at the maximum), as an application may set it; the library allocates its
-// workspace from that pool, which otherwise gives the memory back at each synchronisation.
-// (The library's own workspace pool keeps its memory: --release-between gives it back before
-// every call, batchsvd::release_cached_memory, outside the time.)
+// The library keeps its workspace between calls (its workspace pool): --release-between gives
+// it back before every call (batchsvd::release_cached_memory, outside the time).
 // CSV on stdout: mode=multigpu, gpu, date, commit ($BATCHSVD_GIT_COMMIT, else the build's),
 // gpus, precision, m, n, batch, input, batchsvd_ms, one_gpu_ms, speedup, bitwise_one_gpu, err_u, check.
 #include <cuda_runtime.h>
@@ -228,7 +225,7 @@ bool parse_case(const std::string& s, Case& c) {
 int main(int argc, char** argv) {
     std::vector<int> gpus{1, 2, 4, 8};
     int reps = 5, warmup = 1;
-    bool lapack = true, keep_pool = false;
+    bool lapack = true;
     std::vector<std::string> inputs{"device", "host"};
     std::vector<Case> cases;
     for (int i = 1; i < argc; ++i) {
@@ -243,7 +240,6 @@ int main(int argc, char** argv) {
         if (arg == "--gpus") gpus = parse_ints(value());
         else if (arg == "--reps") reps = std::max(1, std::atoi(value().c_str()));
         else if (arg == "--warmup") warmup = std::max(0, std::atoi(value().c_str()));
-        else if (arg == "--keep-pool") keep_pool = true;
         else if (arg == "--release-between") release_between = true;
         else if (arg == "--check") {
             const std::string v = value();
@@ -280,12 +276,6 @@ int main(int argc, char** argv) {
     for (int g : gpus)
         if (g >= 1 && g <= count) usable.push_back(g);
     std::sort(usable.begin(), usable.end());
-    for (int d = 0; keep_pool && d < count; ++d) {
-        cudaMemPool_t pool;
-        CK(cudaDeviceGetDefaultMemPool(&pool, d));
-        std::uint64_t keep = std::numeric_limits<std::uint64_t>::max();
-        CK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
-    }
     if (usable.empty() || usable.front() != 1) usable.insert(usable.begin(), 1);  // one GPU: the baseline
     std::printf("mode,gpu,date,commit,gpus,precision,m,n,batch,input,batchsvd_ms,one_gpu_ms,speedup,bitwise_one_gpu,err_u,check\n");
     try {

@@ -46,25 +46,13 @@ struct Layout {
     index_t pad = 0, gap = 0;
 };
 
-/// Everything one call writes, as host vectors (outputs were poisoned with NaN and their gaps
-/// with a sentinel before the call).
-template <class T> struct Outputs {
-    std::vector<real_t<T>> s;
-    std::vector<T> u, v;
-    std::vector<int> info;
-    bool operator==(const Outputs& o) const {
-        auto same = [](const auto& x, const auto& y) {
-            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
-        };
-        return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
-    }
-};
-
 /// Device operands from the home device's default memory pool instead of cudaMalloc (which
 /// other devices cannot reach directly, so shares are copied: PeerSharesInPlaceBitwiseAsOneDevice).
 bool operands_from_default_pool = false;
 
 /// Solves `a` (m x n x batch, layout L) with opts; device data lives on `home` (-1: host data).
+/// The outputs (cuda_test_support.hpp) are poisoned with NaN and their gaps with a sentinel
+/// before the call.
 /// With `direct`, a batch of one goes straight to the one-matrix path over opts.devices (even
 /// one device, which the public call never spreads).
 template <class T>

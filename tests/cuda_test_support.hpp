@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstring>
+#include <vector>
 
 #include "batchsvd/batchsvd.hpp"
 
@@ -20,6 +22,19 @@
     } while (0)
 
 namespace batchsvd::test {
+
+/// Everything one call writes, as host vectors, compared bitwise.
+template <class T> struct Outputs {
+    std::vector<real_t<T>> s;
+    std::vector<T> u, v;
+    std::vector<int> info;
+    bool operator==(const Outputs& o) const {
+        auto same = [](const auto& x, const auto& y) {
+            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+        };
+        return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
+    }
+};
 
 /// cudaMalloc'd array, or with `stream_ordered` one from the device's default memory pool
 /// (cudaMallocAsync, whose memory other devices may not access), freed on scope exit (p is

@@ -8,45 +8,23 @@
 
 #include <complex>
 #include <cstring>
-#include <random>
+#include <cstdint>
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
 #include "cuda_test_support.hpp"
+#include "testing/generators.hpp"
 
 namespace {
 
 using batchsvd::index_t;
 
-template <class T> struct Outputs {
-    std::vector<batchsvd::real_t<T>> s;
-    std::vector<T> u, v;
-    std::vector<int> info;
-    bool operator==(const Outputs& o) const {
-        auto same = [](const auto& x, const auto& y) {
-            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
-        };
-        return same(s, o.s) && same(u, o.u) && same(v, o.v) && same(info, o.info);
-    }
-};
-
-template <class T> std::vector<T> random_batch(index_t m, index_t n, index_t batch, unsigned seed) {
-    std::mt19937_64 g(seed);
-    std::uniform_real_distribution<double> d(-1, 1);
-    std::vector<T> a(std::size_t(m * n * batch));
-    for (auto& x : a) {
-        if constexpr (std::is_same_v<T, batchsvd::real_t<T>>) x = T(d(g));
-        else x = T(d(g), d(g));
-    }
-    return a;
-}
-
 /// One call on the CUDA backend from host memory (staged through the pool, whose workspace
 /// the call's path also takes), outputs poisoned first.
-template <class T> Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a,
-                                    batchsvd::Options opts) {
+template <class T> batchsvd::test::Outputs<T> solve(index_t m, index_t n, index_t batch, const std::vector<T>& a,
+                                                    batchsvd::Options opts) {
     const index_t k = std::min(m, n);
-    Outputs<T> r;
+    batchsvd::test::Outputs<T> r;
     r.s.assign(std::size_t(k * batch), batchsvd::real_t<T>(-7));
     r.u.assign(std::size_t(m * k * batch), T(-7));
     r.v.assign(std::size_t(n * k * batch), T(-7));
@@ -59,14 +37,17 @@ template <class T> Outputs<T> solve(index_t m, index_t n, index_t batch, const s
 template <class T> void reused_memory_gives_the_same_result(index_t m, index_t n, index_t batch,
                                                             const batchsvd::Options& opts) {
     SCOPED_TRACE(::testing::Message() << m << " x " << n << " x " << batch);
-    const std::vector<T> x = random_batch<T>(m, n, batch, 11), y = random_batch<T>(m, n, batch, 12);
+    const std::uint64_t seed = batchsvd::testing::fresh_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    const auto x = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m, n, batch, seed);
+    const auto y = batchsvd::testing::generate_batch<T>(batchsvd::testing::Family::random, m, n, batch, seed + 1);
     batchsvd::release_cached_memory();
-    const Outputs<T> fresh = solve<T>(m, n, batch, y, opts);
+    const auto fresh = solve<T>(m, n, batch, y, opts);
     int device = 0;
     ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
     EXPECT_GT(batchsvd::cached_memory_bytes(device), 0u) << "the call's workspace is kept";
     (void)solve<T>(m, n, batch, x, opts);  // the pool's memory now holds x's intermediates
-    const Outputs<T> reused = solve<T>(m, n, batch, y, opts);
+    const auto reused = solve<T>(m, n, batch, y, opts);
     for (int i : reused.info) EXPECT_EQ(i, 0);
     EXPECT_TRUE(reused == fresh) << "a result changed with the memory it was computed in";
 }
@@ -86,7 +67,8 @@ TEST(CudaWorkspacePool, ReleaseGivesTheMemoryBack) {
     SKIP_WITHOUT_CUDA("the workspace pool");
     int device = 0;
     ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    const std::vector<double> a = random_batch<double>(128, 128, 64, 5);
+    const auto a = batchsvd::testing::generate_batch<double>(batchsvd::testing::Family::random, 128, 128, 64,
+                                                             batchsvd::testing::fresh_seed());
     (void)solve<double>(128, 128, 64, a, batchsvd::test::preconditioned());
     EXPECT_GE(batchsvd::cached_memory_bytes(device), sizeof(double) * 128 * 128 * 64) << "at least A's staging kept";
     batchsvd::release_cached_memory();

@@ -44,7 +44,9 @@ bool current_device_reaches(std::initializer_list<const void*> pointers);
 /// Number of visible CUDA devices (0 when none can be used).
 int device_count();
 
-/// batchsvd::release_cached_memory and cached_memory_bytes (common/workspace_pool.hpp).
+/// batchsvd::release_cached_memory and cached_memory_bytes (common/workspace_pool.cpp): every
+/// device's idle workspace memory back to the driver (after waiting for the devices), and the
+/// bytes device `device`'s workspace pool holds, in use or idle (0 before its first use).
 void release_workspace_pools();
 std::size_t workspace_pool_bytes(int device);
 

@@ -10,6 +10,7 @@
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_scope.hpp"
+#include "cuda/svd_cuda.hpp"
 
 namespace batchsvd::cuda {
 namespace {

@@ -23,10 +23,7 @@ cudaMemPool_t workspace_pool();
 /// allocation, so counted as free: free_device_bytes).
 std::size_t workspace_pool_idle_bytes();
 
-/// Every device's idle workspace memory back to the driver (after waiting for the devices).
-void release_workspace_pools();
-
-/// Bytes device `device`'s workspace pool holds, in use or idle (0 before its first use).
-std::size_t workspace_pool_bytes(int device);
+// release_workspace_pools and workspace_pool_bytes, the public functions' CUDA side, are
+// declared in svd_cuda.hpp (plain C++, for src/dispatch.cpp).
 
 }  // namespace batchsvd::cuda
