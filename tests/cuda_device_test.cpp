@@ -425,6 +425,100 @@ TYPED_TEST(CudaDevice, WarpKernelNearlyParallelColumns) {
     }
 }
 
+// ---- the rows kernel (33 to 48 columns: one row of [W; V_W] a thread, a block a matrix) ----
+
+/// The rows kernel on shapes of every kind, the six families: square orders 33-48 (odd ones
+/// with a padding column), real 2:1 shapes to 40 columns and wide ones, batches of several
+/// matrices; the path checked (complex128 has no instance: a row of 34 of its columns would
+/// take 136 registers), and the sizes past the rule going elsewhere.
+TYPED_TEST(CudaDevice, RowsKernelFamiliesAndShapes) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    constexpr bool has_rows = !std::is_same_v<T, std::complex<double>>;
+    for (testing::Family f : testing::all_families)
+        for (auto [m, n] : {std::pair<index_t, index_t>{33, 33}, {34, 34}, {41, 40}, {47, 47}, {48, 48},
+                            {66, 33}, {33, 66}, {72, 36}, {80, 40}, {60, 35}, {45, 39}})
+            expect_family_accurate<T>(f, m, n, 11);
+    EXPECT_EQ(cuda::solve_path<T>(33, 33, 10, {}).rfind("rows nc34 threads96", 0) == 0, has_rows);
+    EXPECT_EQ(cuda::solve_path<T>(47, 48, 10, {}).rfind("rows nc48 threads96", 0) == 0, has_rows);
+    EXPECT_EQ(cuda::solve_path<T>(66, 33, 10, {}).rfind("rows nc34 threads128", 0) == 0,
+              !core::is_complex_v<T>);
+    EXPECT_EQ(cuda::solve_path<T>(49, 49, 10, {}).rfind("rows", 0), std::string::npos);
+    EXPECT_EQ(cuda::solve_path<T>(132, 33, 10, {}).rfind("rows", 0), std::string::npos);
+    Options blocked;
+    blocked.variant = JacobiVariant::blocked;
+    EXPECT_EQ(cuda::solve_path<T>(40, 40, 10, blocked).rfind("rows", 0), std::string::npos);
+}
+
+/// Every order the rows kernel takes (33 to 48), square and 2:1, and their transposes, in
+/// turn over the families: each shape's own instance, every matrix checked.
+TYPED_TEST(CudaDevice, RowsKernelEveryOrder) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    if constexpr (std::is_same_v<T, std::complex<double>>) GTEST_SKIP() << "complex128 has no rows instance";
+    std::set<std::string> paths;
+    int i = 0;
+    for (index_t n = 33; n <= 48; ++n)
+        for (index_t m : {n, n + 5, 2 * n}) {
+            const std::string path = cuda::solve_path<T>(m, n, 7, {});
+            if (path.rfind("rows", 0) != 0) continue;
+            paths.insert(path.substr(0, path.find(" threads")));
+            const testing::Family f = testing::all_families[i++ % std::size(testing::all_families)];
+            expect_family_accurate<T>(f, m, n, 7);
+            if (m != n && i % 4 == 0) expect_family_accurate<T>(f, n, m, 7);
+        }
+    for (int nc = 34; nc <= 48; nc += 2) EXPECT_TRUE(paths.count("rows nc" + std::to_string(nc))) << nc;
+}
+
+/// The rows kernel without V_W (values only, U only of a tall matrix, V only of a wide one:
+/// fewer rows a block) and with it; outputs not asked for stay untouched.
+TYPED_TEST(CudaDevice, RowsKernelOutputsAsked) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    for (auto [m, n] : {std::pair<index_t, index_t>{48, 48}, {70, 35}, {35, 70}, {90, 45}}) {
+        const index_t batch = 20;
+        const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
+        for (int mode = 0; mode < 3; ++mode) {
+            Options o;
+            o.compute_u = mode != 0;
+            o.compute_v = mode != 1;
+            if (mode == 2) o.compute_u = o.compute_v = false;
+            SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " U " + std::to_string(o.compute_u) + " V " +
+                         std::to_string(o.compute_v) + " " + cuda::solve_path<T>(m, n, batch, o));
+            const auto r = solve_on_device<T>(m, n, batch, a, o);
+            expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
+            if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
+            if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+        }
+    }
+}
+
+/// Pairs of nearly parallel columns (as WarpKernelNearlyParallelColumns) in the rows kernel,
+/// whose tracked norms must be summed again when a rotation cancels them, and a matrix with
+/// a non-finite entry among finite ones (its own status, the others unaffected).
+TYPED_TEST(CudaDevice, RowsKernelNearlyParallelColumnsAndNaN) {
+    SKIP_WITHOUT_CUDA("device-pointer case");
+    using T = TypeParam;
+    using R = real_t<T>;
+    for (auto [m, n] : {std::pair<index_t, index_t>{48, 48}, {37, 33}, {72, 36}}) {
+        const index_t batch = 5;
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " seed " + std::to_string(seed));
+        auto a = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+        for (index_t b = 0; b < batch; ++b) {
+            const R delta = R(std::pow(10.0, -1.0 - 3.0 * double(b)));
+            T* x = &a[b * m * n];
+            for (index_t j = 1; j < n; j += 2)
+                for (index_t i = 0; i < m; ++i) x[i + j * m] = x[i + (j - 1) * m] + delta * x[i + j * m];
+        }
+        expect_accurate<T>(m, n, batch, a, solve_on_device<T>(m, n, batch, a, {}));
+        a[2 * m * n + 5] = nan_value<T>();
+        const auto r = solve_on_device<T>(m, n, batch, a, {});
+        EXPECT_EQ(r.info[2], -1);
+        for (index_t b : {0, 1, 3, 4}) EXPECT_EQ(r.info[b], 0) << b;
+    }
+}
+
 /// The fused shared-memory kernel on the sizes the warp kernel takes by default
 /// (BATCHSVD_CUDA_NO_WARP sends them to it): the six families, square, tall and wide.
 TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {

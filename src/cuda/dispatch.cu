@@ -2,7 +2,7 @@
 // The CUDA backend's entry (svd_cuda.hpp) and its routing rule (`route`): each call goes to
 // one path, tried in this order: QR pre-processing of tall or wide panels (qr/), the tiny
 // kernel for max(m, n) <= 4 (tiny/), the warp kernel for small matrices in registers (warp/),
-// then the fused shared-memory kernel (fused/) or the blocked path (blocked/, preconditioned
+// the rows kernel for 33 to 64 columns in registers (rows/), then the fused shared-memory kernel (fused/) or the blocked path (blocked/, preconditioned
 // by precondition/ where that measured faster), whichever fits and measured faster.
 // docs/architecture.md has the rule as one table with the measurement behind each threshold.
 // Host data is staged through device memory, or streamed in chunks when it is large.
@@ -28,6 +28,7 @@
 #include "cuda/precondition/precondition.hpp"
 #include "cuda/dispatch_rules.hpp"
 #include "cuda/qr/qr_path.hpp"
+#include "cuda/rows/rows_path.hpp"
 #include "cuda/tiny/tiny_kernel.cuh"
 #include "cuda/warp/warp_path.hpp"
 #include "cuda/common/smem_limit.hpp"
@@ -304,6 +305,14 @@ template <class T> WarpPlan choose_warp(index_t m, index_t n, const Options& opt
     return warp_plan<T>(std::max(m, n), std::min(m, n));
 }
 
+/// The rows kernel's plan for an m x n batch: the sizes rows_plan takes, unless the blocked
+/// variant is forced or BATCHSVD_CUDA_NO_ROWS is set (read on every call: benchmarks and tests
+/// compare it with the fused kernel and the blocked path on the same sizes).
+template <class T> RowsPlan choose_rows(index_t m, index_t n, const Options& opts) {
+    if (opts.variant == JacobiVariant::blocked || std::getenv("BATCHSVD_CUDA_NO_ROWS")) return {};
+    return rows_plan<T>(std::max(m, n), std::min(m, n), m >= n ? opts.compute_v : opts.compute_u);
+}
+
 template <class T>
 void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
                  index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
@@ -503,10 +512,11 @@ void launch_qr(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real
 
 /// Which path solves an m x n batch (min(m, n) > 0): the one rule behind the solve
 /// (gesvd_device), its workspace (host_solve_bytes) and its name (solve_path).
-enum class Path { qr, tiny, warp, fused, blocked };
+enum class Path { qr, tiny, warp, rows, fused, blocked };
 struct Route {
     Path path = Path::fused;
     WarpPlan warp;  ///< Path::warp
+    RowsPlan rows;  ///< Path::rows
     Plan plan;      ///< Path::fused
 };
 /// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
@@ -538,6 +548,7 @@ template <class T> Route route(index_t m, index_t n, index_t batch, const Option
     if (use_qr<T>(m, n, plan, opts)) r.path = Path::qr;
     else if (use_tiny(m, n)) r.path = Path::tiny;
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
+    else if ((r.rows = choose_rows<T>(m, n, opts)).fits) r.path = Path::rows;
     else {
         r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
         const bool faster = opts.variant == JacobiVariant::automatic &&
@@ -570,6 +581,9 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
             return launch_tiny<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
         case Path::warp:
             return launch_warp<T>(r.warp, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw),
+                                  stream);
+        case Path::rows:
+            return launch_rows<T>(r.rows, common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw),
                                   stream);
         case Path::blocked:
             return launch_blocked<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw, stream);
@@ -817,6 +831,7 @@ template <class T> std::string solve_path(index_t m, index_t n, index_t batch, c
         case Path::qr: return "qr";
         case Path::tiny: return "tiny";
         case Path::warp: return "warp nc" + std::to_string(r.warp.nc) + " rpl" + std::to_string(r.warp.rpl);
+        case Path::rows: return "rows nc" + std::to_string(r.rows.nc) + " threads" + std::to_string(r.rows.threads);
         case Path::blocked:
             return "blocked nb" + std::to_string(block_width_for<T>(opts, std::min(m, n), batch)) +
                    (preconditions<T>(m, n, batch, opts) ? " pre" : "");
@@ -838,7 +853,7 @@ template <class T> BlockedChoice blocked_choice(index_t m, index_t n, index_t ba
 template <class T> bool single_pass_path(index_t m, index_t n, index_t batch, const Options& opts) {
     if (std::min(m, n) == 0) return false;
     const Path p = route<T>(m, n, batch, opts).path;
-    return p == Path::tiny || p == Path::warp || p == Path::fused;
+    return p == Path::tiny || p == Path::warp || p == Path::rows || p == Path::fused;
 }
 
 template <class T> bool preconditions(index_t m, index_t n, index_t batch, const Options& opts) {

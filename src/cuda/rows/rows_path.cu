@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The rows kernel's plan (rows_path.hpp). The instances and the launch are in rows_launch.cuh.
+#include "cuda/rows/rows_path.hpp"
+
+#include <complex>
+
+#include "cuda/common/device_attribute.hpp"
+#include "cuda/rows/rows_kernel.cuh"
+
+namespace batchsvd::cuda {
+
+/// Where the rows kernel measured faster than the route before it (the preconditioned blocked
+/// path in batches of 4000 and more, the fused kernel or the preconditioned blocked path in
+/// batches of 1000; H100, 2026-11-28, bench/results/h100/2026-11-28-rows-kernel/): blocks of
+/// up to three warps, i.e. M + N <= 96 rows of [W; V_W] (squares to 48: float64 10000 x 33^2
+/// 7.8 against 11.3 ms, 48^2 15.0 against 15.2; float32 48^2 8.7 against 11.2; complex64 48^2
+/// 15.4 against 18.8; 1000 x 40^2 float64 1.21 against 1.75), and of four warps for real 2:1
+/// shapes up to 36 columns in float64 (66 x 33 9.3 against 12.0, 72 x 36 12.1 against 12.3; 80
+/// x 40 lost, 14.3 against 13.0) and 40 in float32 (80 x 40 8.2 against 10.1; 88 x 44 lost).
+/// Four-warp blocks lost at every square order from 49 (float64 56^2 24.6 against 17.6, 64^2
+/// 32.9 against 20.8), as did 4:1 shapes (float64 132 x 33 18.3 against 13.7).
+template <class T> RowsPlan rows_plan(index_t M, index_t N, bool need_v) {
+    using R = core::real_of_t<T>;
+    using DT = device_scalar_t<T>;
+    RowsPlan rp;
+    if (N < kRowsMinColumns - 1 || N > kRowsMaxColumns || M < N) return rp;
+    const int nc = int(N + (N & 1));
+    if (!rows_instance_exists(nc, sizeof(T))) return rp;
+    const index_t rows = M + (need_v ? N : 0);
+    const index_t four_warps = core::is_complex_v<T> ? 0 : std::is_same_v<R, double> ? 36 : 40;
+    if (rows > 128 || (rows > 96 && N > four_warps)) return rp;
+    const TeamLayout lay = team_layout(int(M), int(N), need_v, sizeof(T), sizeof(R));
+    const RowsConsts rc = rows_consts(nc, int(M), int(N), need_v, sizeof(T), sizeof(R), sizeof(WarpRotation<DT>), lay);
+    if (rc.bytes > device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin)) return rp;
+    rp.fits = true;
+    rp.nc = nc;
+    rp.threads = rc.threads;
+    rp.smem = std::size_t(rc.bytes);
+    return rp;
+}
+
+#define BATCHSVD_ROWS_INSTANTIATE_(T) template RowsPlan rows_plan<T>(index_t, index_t, bool);
+BATCHSVD_ROWS_INSTANTIATE_(float)
+BATCHSVD_ROWS_INSTANTIATE_(double)
+BATCHSVD_ROWS_INSTANTIATE_(std::complex<float>)
+BATCHSVD_ROWS_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_ROWS_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
