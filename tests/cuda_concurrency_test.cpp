@@ -98,6 +98,8 @@ const std::vector<Case>& all_cases() {
          options(V::automatic, Q::automatic, P::always), testing::Family::random, "blocked", true},
         {"warp complex64 400 x 16x16", Precision::c64, 400, 16, 16, automatic, testing::Family::logrand, "warp nc16",
          false},
+        {"rows float32 300 x 40x40", Precision::f32, 300, 40, 40, automatic, testing::Family::logrand, "rows nc40",
+         false},
         {"qr complex64 100 x 24x150 (wide)", Precision::c64, 100, 24, 150, automatic, testing::Family::logrand, "qr",
          false},
         {"fused complex128 60 x 40x40", Precision::c128, 60, 40, 40, automatic, testing::Family::logrand, "fused",

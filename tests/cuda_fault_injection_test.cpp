@@ -329,7 +329,8 @@ template <class S> void exercise_solver(const Case& c, S& solver, const std::str
 
 FAULT_CASE(Tiny, float, "tiny float32 3x3 x40", 3, 3, 40, Options{}, "tiny")
 FAULT_CASE(Warp, double, "warp float64 16x14 x5", 16, 14, 5, Options{}, "warp nc16")
-FAULT_CASE(Fused, std::complex<float>, "fused complex64 34x34 x5", 34, 34, 5, Options{}, "fused")
+FAULT_CASE(Rows, double, "rows float64 40x37 x5", 40, 37, 5, Options{}, "rows nc38")
+FAULT_CASE(Fused, std::complex<float>, "fused complex64 60x45 x5", 60, 45, 5, Options{}, "fused")
 FAULT_CASE(BlockedInChunks, double, "blocked float64 40x23 x3 in chunks of 2", 40, 23, 3, blocked_path(16),
            "blocked nb16", {{"BATCHSVD_CUDA_CHUNK", "2"}})
 FAULT_CASE(BlockedSkipping, float, "blocked float32 60x40 x2", 60, 40, 2, blocked_path(16), "blocked nb16")

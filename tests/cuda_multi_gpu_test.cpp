@@ -267,7 +267,8 @@ TEST(CudaMultiGpu, EveryPathBitwiseAsOneDevice) {
     check_case<double>("warp float64 24x24 x501, a NaN matrix", 24, 24, 501, Options{}, {}, 400);
     Options fused;
     fused.variant = JacobiVariant::unblocked;
-    check_case<double>("fused float64 40x40 x51", 40, 40, 51, fused);
+    check_case<double>("fused float64 50x50 x51", 50, 50, 51, fused);
+    check_case<double>("rows float64 40x40 x301", 40, 40, 301, Options{});
     check_case<double>("blocked float64 300x300 x5", 300, 300, 5, blocked_path());
     check_case<double>("preconditioned float64 64x64 x300", 64, 64, 300, Options{}, {}, -1, Match::rounding);
     check_case<double>("preconditioned float64 256x256 x40", 256, 256, 40, Options{}, {}, -1, Match::rounding);
@@ -278,7 +279,7 @@ TEST(CudaMultiGpu, EveryPathBitwiseAsOneDevice) {
 }
 
 /// BATCHSVD_CUDA_PEER_IN_PLACE=1: the other devices' shares of device data solved in place in
-/// the home device's memory where the path reads each matrix once (tiny, warp, fused), copied
+/// the home device's memory where the path reads each matrix once (tiny, warp, rows, fused), copied
 /// elsewhere (blocked, QR): bitwise the one device's results either way.
 TEST(CudaMultiGpu, PeerSharesInPlaceBitwiseAsOneDevice) {
     SKIP_WITHOUT_TWO_GPUS();
@@ -288,7 +289,8 @@ TEST(CudaMultiGpu, PeerSharesInPlaceBitwiseAsOneDevice) {
         check_case<double>("warp float64 32x32 x1001, a NaN matrix", 32, 32, 1001, Options{}, {}, 700);
         Options fused;
         fused.variant = JacobiVariant::unblocked;
-        check_case<double>("fused float64 40x40 x51", 40, 40, 51, fused);
+        check_case<double>("fused float64 50x50 x51", 50, 50, 51, fused);
+        check_case<float>("rows float32 48x40 x203, a NaN matrix", 48, 40, 203, Options{}, {}, 150);
         check_case<std::complex<float>>("warp complex64 16x16 x301", 16, 16, 301, Options{});
         check_case<double>("warp float64 20x12 x77, padded", 20, 12, 77, Options{}, Layout{3, 5});
         check_case<double>("blocked float64 300x300 x5 (copied)", 300, 300, 5, blocked_path());

@@ -10,13 +10,13 @@
 namespace batchsvd::cuda {
 
 /// Where the rows kernel measured faster than the route before it (the preconditioned blocked
-/// path in batches of 4000 and more, the fused kernel or the preconditioned blocked path in
-/// batches of 1000; H100, 2026-11-28, bench/results/h100/2026-11-28-rows-kernel/): blocks of
-/// up to three warps, i.e. M + N <= 96 rows of [W; V_W] (squares to 48: float64 10000 x 33^2
-/// 7.8 against 11.3 ms, 48^2 15.0 against 15.2; float32 48^2 8.7 against 11.2; complex64 48^2
-/// 15.4 against 18.8; 1000 x 40^2 float64 1.21 against 1.75), and of four warps for real 2:1
-/// shapes up to 36 columns in float64 (66 x 33 9.3 against 12.0, 72 x 36 12.1 against 12.3; 80
-/// x 40 lost, 14.3 against 13.0) and 40 in float32 (80 x 40 8.2 against 10.1; 88 x 44 lost).
+/// path, or the fused kernel in small batches; H100, 2026-11-28, every case it takes in
+/// batches of 10 to 10000, bench/results/h100/2026-11-28-rows-kernel/): blocks of up to three
+/// warps, i.e. M + N <= 96 rows of [W; V_W] (squares to 48: float64 10000 x 33^2 7.80 against
+/// 11.25 ms, 48^2 14.99 against 15.29; float32 48^2 8.71 against 11.18; complex64 48^2 15.41
+/// against 18.76; 10 x 33^2 float32 0.273 against 0.495), and of four warps for real 2:1 shapes
+/// up to 36 columns in float64 (66 x 33 9.29 against 11.97, 72 x 36 10.28 against 12.32; 80 x
+/// 40 lost, 14.3 against 13.0) and 40 in float32 (80 x 40 7.64 against 10.05; 88 x 44 lost).
 /// Four-warp blocks lost at every square order from 49 (float64 56^2 24.6 against 17.6, 64^2
 /// 32.9 against 20.8), as did 4:1 shapes (float64 132 x 33 18.3 against 13.7).
 template <class T> RowsPlan rows_plan(index_t M, index_t N, bool need_v) {
