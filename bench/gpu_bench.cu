@@ -968,7 +968,7 @@ std::string group_cases(const std::string& g) {
         if (all || g == "scan_square")
             for (index_t n = 2; n <= 64; ++n) each(n, 4, ":10000:" + num(n) + ":" + num(n));
         if (all || g == "scan_large")
-            for (index_t n = 65; n <= 512; ++n)
+            for (index_t n = 64; n <= 512; ++n)
                 if (n % 8 == 0 || n % 32 == 1 || n % 32 == 31) each(n, 32, ":1000:" + num(n) + ":" + num(n));
         if (all || g == "scan_rect")
             for (index_t n = 2; n <= 64; ++n) {

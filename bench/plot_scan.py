@@ -7,6 +7,9 @@ comparison in the same run. Prints the checks the scan is held to, per class and
 
 - monotone: no order slower than a larger order of its class by more than 10%;
 - smooth: between consecutive measured orders n1 < n2, t(n2) / t(n1) <= 1.25 (n2 / n1)^3;
+
+both within one batch size (the scan's squares run at batch 10000 to order 64 and at 1000
+from 64: the per-matrix time of a smaller batch is no step of the kernels);
 - accuracy: e1-e4 (in units of u) below 30;
 
 and the worst step and the worst non-monotone pair of each. Exit status 0 whatever they say.
@@ -40,7 +43,8 @@ def shape_class(m, n):
 
 
 def read(path):
-    """{(class, precision): [(order, ms per matrix, worst error in u, path)]}, orders ascending."""
+    """{(class, precision): [(order, ms per matrix, worst error in u, path, batch)]}, by batch
+    (largest first), then order."""
     out = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
@@ -59,31 +63,34 @@ def read(path):
                     errs.append(float(r[k]) / u)
                 except (KeyError, ValueError):
                     errs.append(float("nan"))
-            out.setdefault((cls, r["precision"]), []).append((order, ms / batch, max(errs), r.get("fused_plan", "")))
+            out.setdefault((cls, r["precision"]), []).append(
+                (order, ms / batch, max(errs), r.get("fused_plan", ""), batch))
     for v in out.values():
-        v.sort()
+        v.sort(key=lambda x: (-x[4], x[0]))
     return out
 
 
 def checks(series):
     """Worst smoothness ratio (t2/t1 over 1.25 (n2/n1)^3), worst non-monotone pair (t1/t2 for
-    n1 < n2), counts of failures, worst error."""
+    n1 < n2), counts of failures, worst error; pairs within one batch size only."""
     worst_step, worst_mono = (0.0, None), (0.0, None)
     steps_bad = mono_bad = 0
-    for (n1, t1, _, p1), (n2, t2, _, p2) in zip(series, series[1:]):
-        r = (t2 / t1) / (1.25 * (n2 / n1) ** 3)
-        if r > 1:
-            steps_bad += 1
-        if r > worst_step[0]:
-            worst_step = (r, (n1, n2, t1, t2, p1, p2))
-    for i, (n1, t1, _, p1) in enumerate(series):
-        for n2, t2, _, p2 in series[i + 1:]:
-            r = t1 / t2
-            if r > 1.10:
-                mono_bad += 1
-            if r > worst_mono[0]:
-                worst_mono = (r, (n1, n2, t1, t2, p1, p2))
-    worst_err = max((e for _, _, e, _ in series if math.isfinite(e)), default=float("nan"))
+    for batch in sorted({x[4] for x in series}, reverse=True):
+        part = [x for x in series if x[4] == batch]
+        for (n1, t1, _, p1, _), (n2, t2, _, p2, _) in zip(part, part[1:]):
+            r = (t2 / t1) / (1.25 * (n2 / n1) ** 3)
+            if r > 1:
+                steps_bad += 1
+            if r > worst_step[0]:
+                worst_step = (r, (n1, n2, t1, t2, p1, p2))
+        for i, (n1, t1, _, p1, _) in enumerate(part):
+            for n2, t2, _, p2, _ in part[i + 1:]:
+                r = t1 / t2
+                if r > 1.10:
+                    mono_bad += 1
+                if r > worst_mono[0]:
+                    worst_mono = (r, (n1, n2, t1, t2, p1, p2))
+    worst_err = max((x[2] for x in series if math.isfinite(x[2])), default=float("nan"))
     return worst_step, steps_bad, worst_mono, mono_bad, worst_err
 
 
@@ -111,7 +118,7 @@ def main():
                 step = "%.2f (%d→%d: %.3g→%.3g µs)" % (ws, wsp[0], wsp[1], wsp[2] * 1e3, wsp[3] * 1e3) if wsp else "-"
                 mono = "%.2f (%d: %.3g µs, %d: %.3g µs)" % (wm, wmp[0], wmp[2] * 1e3, wmp[1], wmp[3] * 1e3) if wmp else "-"
                 print("| %s | %s | %d-%d (%d) | %s | %d | %s | %d | %.1f |" % (
-                    cls, prec, s[0][0], s[-1][0], len(s), step, nsb, mono, nmb, we))
+                    cls, prec, min(x[0] for x in s), max(x[0] for x in s), len(s), step, nsb, mono, nmb, we))
             b = before.get((cls, prec))
             if b:
                 ax.plot([x[0] for x in b], [x[1] * 1e3 for x in b], "--", lw=0.9, color=colors[prec],

@@ -366,8 +366,8 @@ TYPED_TEST(CudaDevice, WarpKernelFamiliesAndShapes) {
     EXPECT_EQ(cuda::solve_path<T>(7, 8, 10, {}).rfind("warp nc8 rpl1", 0), 0u);
     EXPECT_EQ(cuda::solve_path<T>(9, 9, 10, {}).rfind("warp nc10 rpl1", 0), 0u);
     EXPECT_EQ(cuda::solve_path<T>(5, 5, 10, {}).rfind("warp nc6 rpl1", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind(wide_ok ? "warp nc20 rpl1" : "fused", 0), 0u);
-    EXPECT_EQ(cuda::solve_path<T>(23, 22, 10, {}).rfind(wide_ok ? "warp nc24 rpl1" : "fused", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind(wide_ok ? "warp nc20 rpl1" : "rows nc20", 0), 0u);
+    EXPECT_EQ(cuda::solve_path<T>(23, 22, 10, {}).rfind(wide_ok ? "warp nc24 rpl1" : "rows nc22", 0), 0u);
     if constexpr (!core::is_complex_v<T>)  // (complex 3:1 takes QR first)
         EXPECT_EQ(cuda::solve_path<T>(30, 8, 10, {}).rfind("warp nc8 rpl4", 0), 0u);
 }
@@ -425,41 +425,48 @@ TYPED_TEST(CudaDevice, WarpKernelNearlyParallelColumns) {
     }
 }
 
-// ---- the rows kernel (33 to 48 columns: one row of [W; V_W] a thread, a block a matrix) ----
+// ---- the rows kernel (8 to 48 columns: one row of [W; V_W] a thread, a block a matrix) ----
 
 /// The rows kernel on shapes of every kind, the six families: square orders 33-48 (odd ones
-/// with a padding column), real 2:1 shapes to 40 columns and wide ones, batches of several
-/// matrices; the path checked (complex128 has no instance: a row of 34 of its columns would
-/// take 136 registers), and the sizes past the rule going elsewhere.
+/// with a padding column), real 2:1 shapes to 40 columns and wide ones, shapes of at most 32
+/// columns the warp kernel's registers do not hold (tall real ones, complex ones), batches of
+/// several matrices; the path checked (complex128 has instances to 32 columns only), and the
+/// sizes past the rule going elsewhere.
 TYPED_TEST(CudaDevice, RowsKernelFamiliesAndShapes) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
-    constexpr bool has_rows = !std::is_same_v<T, std::complex<double>>;
+    constexpr bool c128 = std::is_same_v<T, std::complex<double>>;
     for (testing::Family f : testing::all_families)
         for (auto [m, n] : {std::pair<index_t, index_t>{33, 33}, {34, 34}, {41, 40}, {47, 47}, {48, 48},
-                            {66, 33}, {33, 66}, {72, 36}, {80, 40}, {60, 35}, {45, 39}})
+                            {66, 33}, {33, 66}, {72, 36}, {80, 40}, {60, 35}, {45, 39}, {68, 17}, {96, 24},
+                            {48, 24}, {20, 20}, {24, 12}})
             expect_family_accurate<T>(f, m, n, 11);
-    EXPECT_EQ(cuda::solve_path<T>(33, 33, 10, {}).rfind("rows nc34 threads96", 0) == 0, has_rows);
-    EXPECT_EQ(cuda::solve_path<T>(47, 48, 10, {}).rfind("rows nc48 threads96", 0) == 0, has_rows);
+    EXPECT_EQ(cuda::solve_path<T>(33, 33, 10, {}).rfind("rows nc34 threads96", 0) == 0, !c128);
+    EXPECT_EQ(cuda::solve_path<T>(47, 48, 10, {}).rfind("rows nc48 threads96", 0) == 0, !c128);
     EXPECT_EQ(cuda::solve_path<T>(66, 33, 10, {}).rfind("rows nc34 threads128", 0) == 0,
               !core::is_complex_v<T>);
+    EXPECT_EQ(cuda::solve_path<T>(68, 17, 10, {}).rfind("rows nc18 threads96", 0) == 0, !core::is_complex_v<T>);
+    EXPECT_EQ(cuda::solve_path<T>(48, 24, 10, {}).rfind("rows nc24 threads96", 0) == 0, core::is_complex_v<T>);
+    EXPECT_EQ(cuda::solve_path<T>(20, 20, 10, {}).rfind("rows nc20 threads64", 0) == 0, c128);
     EXPECT_EQ(cuda::solve_path<T>(49, 49, 10, {}).rfind("rows", 0), std::string::npos);
     EXPECT_EQ(cuda::solve_path<T>(132, 33, 10, {}).rfind("rows", 0), std::string::npos);
+    // (up to 32 columns the preconditioned blocked path keeps what it takes)
+    EXPECT_EQ(cuda::solve_path<T>(64, 28, 1000, {}).rfind("rows", 0) == 0, core::is_complex_v<T>);
     Options blocked;
     blocked.variant = JacobiVariant::blocked;
     EXPECT_EQ(cuda::solve_path<T>(40, 40, 10, blocked).rfind("rows", 0), std::string::npos);
 }
 
-/// Every order the rows kernel takes (33 to 48), square and 2:1, and their transposes, in
-/// turn over the families: each shape's own instance, every matrix checked.
+/// Every order the rows kernel takes (8 to 48 columns), square, a little taller, 2:1 and 4:1,
+/// and their transposes, in turn over the families: each instance of the type, every matrix
+/// checked.
 TYPED_TEST(CudaDevice, RowsKernelEveryOrder) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
-    if constexpr (std::is_same_v<T, std::complex<double>>) GTEST_SKIP() << "complex128 has no rows instance";
     std::set<std::string> paths;
     int i = 0;
-    for (index_t n = 33; n <= 48; ++n)
-        for (index_t m : {n, n + 5, 2 * n}) {
+    for (index_t n = 8; n <= 48; ++n)
+        for (index_t m : {n, n + 5, 2 * n, 4 * n}) {
             const std::string path = cuda::solve_path<T>(m, n, 7, {});
             if (path.rfind("rows", 0) != 0) continue;
             paths.insert(path.substr(0, path.find(" threads")));
@@ -467,7 +474,17 @@ TYPED_TEST(CudaDevice, RowsKernelEveryOrder) {
             expect_family_accurate<T>(f, m, n, 7);
             if (m != n && i % 4 == 0) expect_family_accurate<T>(f, n, m, 7);
         }
-    for (int nc = 34; nc <= 48; nc += 2) EXPECT_TRUE(paths.count("rows nc" + std::to_string(nc))) << nc;
+    std::string seen;
+    for (const auto& p : paths) seen += p + "; ";
+    SCOPED_TRACE(seen);
+    // float64: 18 to 48 columns; float32: 18 to 26 (4:1 shapes; its warp teams hold 2:1 ones to
+    // 32 columns) and 34 to 48; complex64: from 22 (its warp teams hold 2:1 shapes to 20);
+    // complex128: 12 to 32
+    const int lo = std::is_same_v<T, std::complex<double>> ? 12 : std::is_same_v<T, std::complex<float>> ? 22 : 18;
+    const int hi = std::is_same_v<T, std::complex<double>> ? 32 : 48;
+    for (int nc = lo; nc <= hi; nc += 2)
+        if (!(std::is_same_v<T, float> && nc > 26 && nc < 34))
+            EXPECT_TRUE(paths.count("rows nc" + std::to_string(nc))) << nc;
 }
 
 /// The rows kernel without V_W (values only, U only of a tall matrix, V only of a wide one:

@@ -307,10 +307,14 @@ template <class T> WarpPlan choose_warp(index_t m, index_t n, const Options& opt
 
 /// The rows kernel's plan for an m x n batch: the sizes rows_plan takes, unless the blocked
 /// variant is forced or BATCHSVD_CUDA_NO_ROWS is set (read on every call: benchmarks and tests
-/// compare it with the fused kernel and the blocked path on the same sizes).
-template <class T> RowsPlan choose_rows(index_t m, index_t n, const Options& opts) {
+/// compare it with the fused kernel and the blocked path on the same sizes). Up to 32 columns
+/// it measured faster than the fused kernel only, so there it leaves to the preconditioned
+/// blocked path what that takes (rows_plan has the measurements).
+template <class T> RowsPlan choose_rows(index_t m, index_t n, index_t batch, const Options& opts) {
     if (opts.variant == JacobiVariant::blocked || std::getenv("BATCHSVD_CUDA_NO_ROWS")) return {};
-    return rows_plan<T>(std::max(m, n), std::min(m, n), m >= n ? opts.compute_v : opts.compute_u);
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    if (N <= 32 && opts.variant == JacobiVariant::automatic && preconditioned_route<T>(M, N, batch, opts)) return {};
+    return rows_plan<T>(M, N, m >= n ? opts.compute_v : opts.compute_u);
 }
 
 template <class T>
@@ -548,7 +552,7 @@ template <class T> Route route(index_t m, index_t n, index_t batch, const Option
     if (use_qr<T>(m, n, plan, opts)) r.path = Path::qr;
     else if (use_tiny(m, n)) r.path = Path::tiny;
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
-    else if ((r.rows = choose_rows<T>(m, n, opts)).fits) r.path = Path::rows;
+    else if ((r.rows = choose_rows<T>(m, n, plan, opts)).fits) r.path = Path::rows;
     else {
         r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
         const bool faster = opts.variant == JacobiVariant::automatic &&

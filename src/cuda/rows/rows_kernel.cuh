@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Register-resident one-sided Jacobi past the warp kernel's 32 columns: one block per matrix,
-// one row of W or of V_W a thread, in registers.
+// Register-resident one-sided Jacobi past what the warp kernel holds (33 to 48 columns, and
+// shapes of fewer columns with too many rows for a warp team): one block per matrix, one row
+// of W or of V_W a thread, in registers.
 //
 // The warp kernel (warp/warp_kernel.cuh) keeps a row of W and a row of V_W in every lane of a
 // team inside one warp. Past 32 columns a lane cannot hold both (a float64 row of 64 columns
@@ -24,8 +25,9 @@
 // convergence is NC - 1 consecutive steps without a rotation, as in the warp kernel.
 //
 // The kernel holds up to 64 columns and 256 rows; rows_plan (rows_path.cu) gives it what it
-// measured faster at (blocks of up to three warps, some of four), and instances exist to 48
-// columns. Its cost per matrix and step is the three or four warps' instructions, where the
+// measured faster at (33 to 48 columns in blocks of up to three warps, some of four, and what
+// the warp kernel cannot hold up to 32 columns), and instances exist from 8 columns (real
+// types 18) to 48. Its cost per matrix and step is the three or four warps' instructions, where the
 // warp kernel spends one warp's: docs/paths/rows.md has the measurements.
 //
 // When the sweeps end, W and V_W go to shared memory (over the sums' rows) and the fused

@@ -18,7 +18,7 @@ namespace rows_detail {
 /// The instance of NC = kRowsMinColumns + 2 I columns, when rows_instance_exists says it exists.
 template <class DT, int I> bool try_instance(const RowsPlan& rp, JacobiParams<DT>& p, cudaStream_t stream) {
     constexpr int NC = kRowsMinColumns + 2 * I;
-    if constexpr (rows_instance_exists(NC, sizeof(DT))) {
+    if constexpr (rows_instance_exists(NC, sizeof(DT), core::is_complex_v<DT>)) {
         if (rp.nc != NC) return false;
         const RowsConsts rc = rows_consts(NC, p.M, p.N, p.need_vw, sizeof(DT), sizeof(core::real_of_t<DT>),
                                           sizeof(WarpRotation<DT>), p.layout);
