@@ -537,11 +537,13 @@ TYPED_TEST(CudaDevice, RowsKernelNearlyParallelColumnsAndNaN) {
 }
 
 /// The fused shared-memory kernel on the sizes the warp kernel takes by default
-/// (BATCHSVD_CUDA_NO_WARP sends them to it): the six families, square, tall and wide.
+/// (BATCHSVD_CUDA_NO_WARP and BATCHSVD_CUDA_NO_ROWS send them to it): the six families,
+/// square, tall and wide.
 TYPED_TEST(CudaDevice, FusedKernelOnWarpSizes) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
     ScopedEnv no_warp("BATCHSVD_CUDA_NO_WARP", "1");
+    ScopedEnv no_rows("BATCHSVD_CUDA_NO_ROWS", "1");
     EXPECT_EQ(cuda::solve_path<T>(32, 32, 10, {}).rfind("fused", 0), 0u);
     for (testing::Family f : testing::all_families)
         for (auto [m, n] : {std::pair<index_t, index_t>{32, 32}, {17, 17}, {8, 8}, {40, 25}, {25, 40}})
