@@ -25,13 +25,15 @@ REPEATS = 3
 CASES = [
     ("tiny", "float32", 2000, 3, 3),
     ("warp", "float64", 500, 24, 24),
-    ("fused", "float64", 50, 40, 40),                    # under 48 columns, batch under 100
+    ("rows", "float64", 50, 40, 40),                     # 33-48 columns, up to 96 rows of [W; V]
+    ("fused", "float64", 50, 60, 45),                    # under 48 columns, batch under 100, more rows
     ("blocked", "float64", 4, 300, 300),                 # not preconditioned: orders 257-1023, batch 2-19
     ("qr", "float64", 200, 300, 20),
     ("preconditioned", "float64", 20, 256, 256),
     ("warp complex64", "complex64", 300, 16, 16),
     ("qr complex64 (wide)", "complex64", 100, 24, 150),
     ("fused complex128", "complex128", 60, 40, 40),
+    ("rows complex64", "complex64", 60, 48, 24),          # past what complex64 warp teams hold
     ("preconditioned complex128", "complex128", 100, 64, 64),  # from order 40, batches of 100
 ]
 
