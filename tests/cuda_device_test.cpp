@@ -197,6 +197,23 @@ TYPED_TEST(CudaDevice, NanMatrixMidBatch) {
     }
 }
 
+/// o with U off (which = 0), V off (1) or both (2).
+Options outputs_off(Options o, int which) {
+    o.compute_u = which != 0 && which != 2;
+    o.compute_v = which != 1 && which != 2;
+    return o;
+}
+
+/// A solve with o: e1-e4 of what was asked below 30u, and the outputs not asked for not
+/// touched (still NaN).
+template <class T>
+void expect_outputs_asked(index_t m, index_t n, index_t batch, const std::vector<T>& a, const Options& o) {
+    const auto r = solve_on_device<T>(m, n, batch, a, o);
+    expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
+    if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
+    if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+}
+
 TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
     SKIP_WITHOUT_CUDA("device-pointer case");
     using T = TypeParam;
@@ -207,18 +224,12 @@ TYPED_TEST(CudaDevice, UOrVOffAndValuesOnly) {
         const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch,
                                                   testing::fresh_seed());
         for (int mode = 0; mode < 12; ++mode) {
-            Options o = mode < 3 ? Options{} : mode < 6 ? blocked_path() : mode < 9 ? qr_always() : preconditioned();
-            o.compute_u = mode % 3 != 0;
-            o.compute_v = mode % 3 != 1;
-            if (mode % 3 == 2) o.compute_u = o.compute_v = false;
+            const Options o = outputs_off(
+                mode < 3 ? Options{} : mode < 6 ? blocked_path() : mode < 9 ? qr_always() : preconditioned(), mode % 3);
             SCOPED_TRACE(std::string(mode < 3 ? "fused " : mode < 6 ? "blocked " : mode < 9 ? "qr " : "preconditioned ") +
                          std::to_string(m) + "x" + std::to_string(n) + " U " + std::to_string(o.compute_u) + " V " +
                          std::to_string(o.compute_v));
-            const auto r = solve_on_device<T>(m, n, batch, a, o);
-            expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
-            // An output not asked for is not touched (still NaN).
-            if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
-            if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+            expect_outputs_asked<T>(m, n, batch, a, o);
         }
     }
 }
@@ -496,16 +507,10 @@ TYPED_TEST(CudaDevice, RowsKernelOutputsAsked) {
         const index_t batch = 20;
         const auto a = testing::generate_batch<T>(testing::Family::geo, m, n, batch, testing::fresh_seed());
         for (int mode = 0; mode < 3; ++mode) {
-            Options o;
-            o.compute_u = mode != 0;
-            o.compute_v = mode != 1;
-            if (mode == 2) o.compute_u = o.compute_v = false;
+            const Options o = outputs_off(Options{}, mode);
             SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " U " + std::to_string(o.compute_u) + " V " +
                          std::to_string(o.compute_v) + " " + cuda::solve_path<T>(m, n, batch, o));
-            const auto r = solve_on_device<T>(m, n, batch, a, o);
-            expect_accurate<T>(m, n, batch, a, r, o.compute_u, o.compute_v);
-            if (!o.compute_u) for (const T& x : r.u) ASSERT_TRUE(is_nan(x));
-            if (!o.compute_v) for (const T& x : r.v) ASSERT_TRUE(is_nan(x));
+            expect_outputs_asked<T>(m, n, batch, a, o);
         }
     }
 }

@@ -2,8 +2,9 @@
 // The CUDA backend's entry (svd_cuda.hpp) and its routing rule (`route`): each call goes to
 // one path, tried in this order: QR pre-processing of tall or wide panels (qr/), the tiny
 // kernel for max(m, n) <= 4 (tiny/), the warp kernel for small matrices in registers (warp/),
-// the rows kernel for 33 to 64 columns in registers (rows/), then the fused shared-memory kernel (fused/) or the blocked path (blocked/, preconditioned
-// by precondition/ where that measured faster), whichever fits and measured faster.
+// the rows kernel for what the warp kernel cannot hold up to 48 columns (rows/), then the
+// fused shared-memory kernel (fused/) or the blocked path (blocked/, preconditioned by
+// precondition/ where that measured faster), whichever fits and measured faster.
 // docs/architecture.md has the rule as one table with the measurement behind each threshold.
 // Host data is staged through device memory, or streamed in chunks when it is large.
 #include "cuda/svd_cuda.hpp"

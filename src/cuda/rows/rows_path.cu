@@ -43,7 +43,6 @@ template <class T> RowsPlan rows_plan(index_t M, index_t N, bool need_v) {
     rp.fits = true;
     rp.nc = nc;
     rp.threads = rc.threads;
-    rp.smem = std::size_t(rc.bytes);
     return rp;
 }
 

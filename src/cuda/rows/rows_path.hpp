@@ -19,7 +19,6 @@ namespace batchsvd::cuda {
 struct RowsPlan {
     bool fits = false;
     int nc = 0, threads = 0;
-    std::size_t smem = 0;
 };
 template <class T> RowsPlan rows_plan(index_t M, index_t N, bool need_v);
 
