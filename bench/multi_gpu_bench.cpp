@@ -40,6 +40,7 @@
 #include "batchsvd/batchsvd.hpp"
 #include "cuda_bench_support.hpp"
 #include "testing/error_measures.hpp"
+#include "testing/outputs.hpp"
 
 namespace {
 
@@ -75,17 +76,7 @@ template <class T> std::vector<T> random_batch(std::size_t count, std::uint64_t 
     return a;
 }
 
-template <class T> struct Result {
-    std::vector<batchsvd::real_t<T>> s;
-    std::vector<T> u, v;
-    std::vector<int> info;
-    bool operator==(const Result& o) const {
-        auto same = [](const auto& x, const auto& y) {
-            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
-        };
-        return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
-    }
-};
+template <class T> using Result = batchsvd::testing::Outputs<T>;
 
 /// Makes the NCCL communicators of `devices` with a small matrix spread over them (a call
 /// whose time is not taken), so that a timed call without warm-up does not count their set-up.

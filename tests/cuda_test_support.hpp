@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "batchsvd/batchsvd.hpp"
+#include "testing/outputs.hpp"
 
 /// Skips the current test when no CUDA device is present; `what` names what is not tested.
 #define SKIP_WITHOUT_CUDA(what)                                                                   \
@@ -23,18 +24,8 @@
 
 namespace batchsvd::test {
 
-/// Everything one call writes, as host vectors, compared bitwise.
-template <class T> struct Outputs {
-    std::vector<real_t<T>> s;
-    std::vector<T> u, v;
-    std::vector<int> info;
-    bool operator==(const Outputs& o) const {
-        auto same = [](const auto& x, const auto& y) {
-            return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
-        };
-        return same(s, o.s) && same(u, o.u) && same(v, o.v) && info == o.info;
-    }
-};
+/// Everything one call writes, compared bitwise (testing/outputs.hpp).
+using testing::Outputs;
 
 /// cudaMalloc'd array, or with `stream_ordered` one from the device's default memory pool
 /// (cudaMallocAsync, whose memory other devices may not access), freed on scope exit (p is
