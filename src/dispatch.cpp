@@ -141,7 +141,7 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     Backend backend = opts.backend;
     if (backend == Backend::automatic && w == Where::host && opts.devices.empty() &&
         opts.method == SvdMethod::bidiagonal)
-        backend = Backend::cpu;  // (the bidiagonal method runs on the CPU backend only)
+        backend = Backend::cpu;  // (host memory: the bidiagonal method on the CPU, as for lists; Backend::cuda asks the GPU)
     if (backend == Backend::automatic)
         backend = (w == Where::device || cuda::device_available() || !opts.devices.empty()) ? Backend::cuda
                                                                                              : Backend::cpu;
@@ -150,9 +150,6 @@ void gesvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T
     if (backend == Backend::cuda) {
         if (!cuda::device_available())
             throw Error(ErrorCode::backend_unavailable, "batchsvd::gesvd: no usable CUDA device");
-        if (opts.method == SvdMethod::bidiagonal)
-            throw Error(ErrorCode::backend_unavailable,
-                        "batchsvd::gesvd: method bidiagonal runs on the CPU backend only in this version");
         if (!opts.devices.empty()) {
             check_devices(opts.devices, cuda::device_count());
             if (w == Where::device) {

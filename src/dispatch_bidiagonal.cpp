@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The public entry point of gebrd: argument validation and the backend (the CPU's in this
-// version).
+// The public entry points of gebrd: argument validation and the backend (gebrd: the CPU's for
+// host memory unless Backend::cuda, the CUDA backend's for device memory; gebrd_vbatched: the
+// CPU's).
 #include <algorithm>
 #include <string>
 
 #include "argument_checks.hpp"
 #include "batchsvd/bidiagonal.hpp"
 #include "cpu/bidiagonal/bidiagonal_cpu.hpp"
+#if BATCHSVD_WITH_CUDA
+#include "cuda/bidiagonal/bidiagonal_path.hpp"
+#include "cuda/svd_cuda.hpp"
+#endif
 
 namespace batchsvd {
 
@@ -19,7 +24,7 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
     if (m < 0 || n < 0 || batch < 0)
         c.invalid("negative size (m=" + str(m) + ", n=" + str(n) + ", batch=" + str(batch) + ")");
     if (opts.threads < 0) c.invalid("threads must be >= 0 (0: OpenMP's default)");
-    if (!opts.devices.empty()) c.invalid("devices is not supported: gebrd runs on the CPU backend");
+    if (!opts.devices.empty()) c.invalid("devices is not supported: gebrd runs on one device or the CPU");
     if (batch == 0) return;
     if (!info) c.invalid("info is null");
     const index_t k = std::min(m, n);
@@ -29,7 +34,29 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
         if (k > 1 && !out.e) c.invalid("e is null");
         if (batch > 1 && out.stride < k) c.invalid("stride of d, e, tauq and taup is smaller than min(m, n)");
     }
-    c.host_only({a.data, out.d, out.e, out.tauq, out.taup, info}, opts);
+#if BATCHSVD_WITH_CUDA
+    {
+        const void* ptrs[] = {k ? a.data : nullptr, k ? out.d : nullptr, k > 1 ? out.e : nullptr,
+                              k ? out.tauq : nullptr, k ? out.taup : nullptr, info};
+        int host = 0, device = 0;
+        cuda::PointerKinds kinds;
+        for (const void* p : ptrs)
+            if (p) (kinds.is_device(p) ? device : host)++;
+        if (host && device) c.invalid("A, d, e, tauq, taup and info must all be host memory or all device memory");
+        if (device && opts.backend == Backend::cpu) c.invalid("the cpu backend needs host memory, got device pointers");
+        if (device || opts.backend == Backend::cuda) {
+            if (!cuda::device_available())
+                throw Error(ErrorCode::backend_unavailable, "batchsvd::gebrd: no usable CUDA device");
+            if (device) cuda::gebrd_device<T>(m, n, batch, a, out, info, opts);
+            else cuda::gebrd_host<T>(m, n, batch, a, out, info, opts);
+            return;
+        }
+    }
+#else
+    if (opts.backend == Backend::cuda)
+        throw Error(ErrorCode::backend_unavailable,
+                    "batchsvd::gebrd: this build has no CUDA backend (configure with -DBATCHSVD_WITH_CUDA=ON)");
+#endif
     cpu::gebrd<T>(m, n, batch, a, out, info, opts);
 }
 
@@ -39,7 +66,7 @@ void gebrd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     const detail::ArgumentChecks c{"gebrd_vbatched"};
     if (batch < 0) c.invalid("negative batch (" + str(batch) + ")");
     if (opts.threads < 0) c.invalid("threads must be >= 0 (0: OpenMP's default)");
-    if (!opts.devices.empty()) c.invalid("devices is not supported: gebrd runs on the CPU backend");
+    if (!opts.devices.empty()) c.invalid("devices is not supported: gebrd_vbatched runs on the CPU backend");
     if (batch == 0) return;
     if (!m || !n) c.invalid("the size arrays m and n must not be null");
     if (!info) c.invalid("info is null");

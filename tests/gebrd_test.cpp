@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// gebrd on the CPU backend, four precisions: LAPACK's ?gebrd outputs (d, e, tauq, taup and
+// gebrd on both backends, four precisions: LAPACK's ?gebrd outputs (d, e, tauq, taup and
 // the reflectors in A) to rounding, Q B P^H reconstructs A with Q and P unitary (in long
-// double), every shape (tall, wide, square, 1 x n, n x 1, empty), NaN/Inf -> info -1; and
-// singular values by the bidiagonal route (SvdMethod) against LAPACK (e4).
+// double), every shape (tall, wide, square, 1 x n, n x 1, empty; on the GPU also shapes past
+// shared memory), NaN/Inf -> info -1; and singular values by the bidiagonal route
+// (SvdMethod) against LAPACK (e4). The CUDA cases take host memory with Backend::cuda (the
+// device-pointer form is in cuda_device_test.cpp) and skip where no GPU exists.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,7 +40,16 @@ template <class T> struct Brd {
     std::vector<int> info;
 };
 
-template <class T> Brd<T> run_gebrd(index_t m, index_t n, index_t batch, const std::vector<T>& a) {
+/// Skips the current test without a CUDA device (backend: what is not tested).
+#define SKIP_CUDA_CASE_WITHOUT_DEVICE(backend)                                                             \
+    do {                                                                                                   \
+        if ((backend) == Backend::cuda && !cuda_available())                                               \
+            GTEST_SKIP() << "no CUDA device on this machine: the CUDA gebrd is not run (it runs on a GPU " \
+                            "machine, see scripts/gpu_check.sh)";                                          \
+    } while (0)
+
+template <class T>
+Brd<T> run_gebrd(index_t m, index_t n, index_t batch, const std::vector<T>& a, Backend backend = Backend::cpu) {
     const index_t k = std::min(m, n), st = std::max<index_t>(k, 1);
     Brd<T> r;
     r.a = a;
@@ -49,7 +60,7 @@ template <class T> Brd<T> run_gebrd(index_t m, index_t n, index_t batch, const s
     r.taup.assign(st * batch, T(q));
     r.info.assign(batch, 77);
     Options o;
-    o.backend = Backend::cpu;
+    o.backend = backend;
     gebrd<T>(m, n, batch, MatrixBatch<T>{r.a.data(), std::max<index_t>(m, 1), m * n},
              BidiagonalBatch<T>{r.d.data(), r.e.data(), r.tauq.data(), r.taup.data(), st}, r.info.data(), o);
     return r;
@@ -101,15 +112,18 @@ template <class T> void check_matrix(index_t m, index_t n, const T* a0, const Br
     }
     long double anorm = 0, err = 0, oq = 0, op = 0;
     for (index_t i = 0; i < m * n; ++i) anorm = std::max(anorm, std::abs(lc(a0[i])));
+    // B P^H first (B has two entries a row), then Q (B P^H).
+    std::vector<LC> BP(m * n, LC(0));
+    for (index_t p = 0; p < m; ++p)
+        for (index_t q = std::max<index_t>(p - 1, 0); q <= std::min<index_t>(p + 1, n - 1); ++q) {
+            const LC bpq = B[p + q * m];
+            if (bpq == LC(0)) continue;
+            for (index_t c = 0; c < n; ++c) BP[p + c * m] += bpq * std::conj(P[c + q * n]);
+        }
     for (index_t c = 0; c < n; ++c)
         for (index_t i = 0; i < m; ++i) {
             LC x = 0;
-            for (index_t p = 0; p < m; ++p) {
-                if (Q[i + p * m] == LC(0)) continue;
-                LC bp = 0;
-                for (index_t q = 0; q < n; ++q) bp += B[p + q * m] * std::conj(P[c + q * n]);
-                x += Q[i + p * m] * bp;
-            }
+            for (index_t p = 0; p < m; ++p) x += Q[i + p * m] * BP[p + c * m];
             err = std::max(err, std::abs(x - lc(a0[i + c * m])));
         }
     auto orth = [](const std::vector<LC>& M, index_t s) {
@@ -130,19 +144,30 @@ template <class T> void check_matrix(index_t m, index_t n, const T* a0, const Br
     EXPECT_LE(op, lim) << "P of matrix " << b;
 }
 
-TEST(Gebrd, LapackSemanticsAndReconstruction) {
-    each_type([](auto zero) {
+/// Shapes of both backends, and (CUDA) shapes whose working matrix does not fit in a block's
+/// shared memory (in place when tall, through a workspace when wide).
+std::vector<std::pair<index_t, index_t>> semantics_shapes(Backend backend, bool large_type) {
+    std::vector<std::pair<index_t, index_t>> s = {{8, 8}, {20, 7}, {7, 20}, {1, 6}, {6, 1}, {1, 1}, {33, 31}, {2, 3}, {64, 64}};
+    if (backend == Backend::cuda) {
+        s.push_back({130, 97});
+        if (large_type) s.insert(s.end(), {{200, 160}, {150, 200}});  // past 227 KB of shared memory
+        else s.push_back({260, 230});
+    }
+    return s;
+}
+
+void lapack_semantics_and_reconstruction(Backend backend) {
+    each_type([backend](auto zero) {
         using T = decltype(zero);
         using R = real_t<T>;
         const double u = testing::unit_roundoff<T>();
-        for (auto [m, n] : {std::pair<index_t, index_t>{8, 8}, {20, 7}, {7, 20}, {1, 6}, {6, 1}, {1, 1}, {33, 31},
-                            {2, 3}, {64, 64}}) {
-            const index_t batch = 3, k = std::min(m, n), st = std::max<index_t>(k, 1);
+        for (auto [m, n] : semantics_shapes(backend, sizeof(T) >= 8)) {
+            const index_t batch = m * n > 10000 ? 2 : 3, k = std::min(m, n), st = std::max<index_t>(k, 1);
             const std::uint64_t seed = testing::fresh_seed();
             SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));
             for (testing::Family f : {testing::Family::random, testing::Family::geo}) {
                 const std::vector<T> a = testing::generate_batch<T>(f, m, n, batch, seed);
-                const Brd<T> r = run_gebrd<T>(m, n, batch, a);
+                const Brd<T> r = run_gebrd<T>(m, n, batch, a, backend);
                 for (index_t b = 0; b < batch; ++b) {
                     ASSERT_EQ(r.info[b], 0);
                     check_matrix<T>(m, n, a.data() + b * m * n, r, b, u);
@@ -175,48 +200,75 @@ TEST(Gebrd, LapackSemanticsAndReconstruction) {
     });
 }
 
-TEST(Gebrd, NonFiniteEmptyAndErrors) {
-    each_type([](auto zero) {
+TEST(Gebrd, LapackSemanticsAndReconstruction) { lapack_semantics_and_reconstruction(Backend::cpu); }
+
+TEST(GebrdCuda, LapackSemanticsAndReconstruction) {
+    SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
+    lapack_semantics_and_reconstruction(Backend::cuda);
+}
+
+void nonfinite_and_empty(Backend backend) {
+    each_type([backend](auto zero) {
         using T = decltype(zero);
         using R = real_t<T>;
-        const index_t m = 5, n = 4, batch = 3;
-        const std::uint64_t seed = testing::fresh_seed();
-        std::vector<T> a = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
-        const Brd<T> clean = run_gebrd<T>(m, n, batch, a);
-        a[1 * m * n + 7] = T(std::numeric_limits<R>::infinity());
-        const Brd<T> r = run_gebrd<T>(m, n, batch, a);
-        EXPECT_EQ(r.info[0], 0);
-        EXPECT_EQ(r.info[1], info_nonfinite);
-        EXPECT_EQ(r.info[2], 0);
-        for (index_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.d[n + i]));
-        for (index_t i = 0; i < m * n; ++i) EXPECT_TRUE(std::isnan(std::real(r.a[m * n + i])));
-        for (index_t b : {0, 2})
-            for (index_t i = 0; i < n; ++i) EXPECT_EQ(r.d[b * n + i], clean.d[b * n + i]) << "isolated";
+        for (auto [m, n] : {std::pair<index_t, index_t>{5, 4}, {4, 5}}) {
+            const index_t batch = 3, k = std::min(m, n);
+            const std::uint64_t seed = testing::fresh_seed();
+            std::vector<T> a = testing::generate_batch<T>(testing::Family::random, m, n, batch, seed);
+            const Brd<T> clean = run_gebrd<T>(m, n, batch, a, backend);
+            a[1 * m * n + 7] = T(std::numeric_limits<R>::infinity());
+            const Brd<T> r = run_gebrd<T>(m, n, batch, a, backend);
+            EXPECT_EQ(r.info[0], 0);
+            EXPECT_EQ(r.info[1], info_nonfinite);
+            EXPECT_EQ(r.info[2], 0);
+            for (index_t i = 0; i < k; ++i) {
+                EXPECT_TRUE(std::isnan(r.d[k + i]));
+                EXPECT_TRUE(std::isnan(std::real(r.tauq[k + i])));
+                EXPECT_TRUE(std::isnan(std::real(r.taup[k + i])));
+            }
+            for (index_t i = 0; i + 1 < k; ++i) EXPECT_TRUE(std::isnan(r.e[k + i]));
+            for (index_t i = 0; i < m * n; ++i) EXPECT_TRUE(std::isnan(std::real(r.a[m * n + i])));
+            for (index_t b : {0, 2})
+                for (index_t i = 0; i < k; ++i) EXPECT_EQ(r.d[b * k + i], clean.d[b * k + i]) << "isolated";
+        }
         // Empty matrices: nothing written but info.
-        const Brd<T> e0 = run_gebrd<T>(0, 3, 2, {});
+        const Brd<T> e0 = run_gebrd<T>(0, 3, 2, {}, backend);
         EXPECT_EQ(e0.info, std::vector<int>(2, 0));
     });
+}
+
+TEST(GebrdCuda, NonFiniteAndEmpty) {
+    SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
+    nonfinite_and_empty(Backend::cuda);
+}
+
+TEST(Gebrd, NonFiniteEmptyAndErrors) {
+    nonfinite_and_empty(Backend::cpu);
     std::vector<double> a(6, 1.0), d(2), e(2);
     int info = 0;
     EXPECT_THROW(gebrd<double>(3, 2, 1, MatrixBatch<double>{a.data(), 2, 6}, BidiagonalBatch<double>{d.data(), e.data()},
                                &info),
                  Error);  // lda < m
-    Options o;
-    o.backend = Backend::cuda;
-    try {
-        gebrd<double>(3, 2, 1, MatrixBatch<double>{a.data(), 3, 6}, BidiagonalBatch<double>{d.data(), e.data()}, &info, o);
-        ADD_FAILURE() << "no error";
-    } catch (const Error& err) {
-        EXPECT_EQ(err.code(), ErrorCode::backend_unavailable);
+    if (!cuda_available()) {  // (no GPU, or a build without the CUDA backend)
+        Options o;
+        o.backend = Backend::cuda;
+        try {
+            gebrd<double>(3, 2, 1, MatrixBatch<double>{a.data(), 3, 6}, BidiagonalBatch<double>{d.data(), e.data()}, &info, o);
+            ADD_FAILURE() << "no error";
+        } catch (const Error& err) {
+            EXPECT_EQ(err.code(), ErrorCode::backend_unavailable);
+        }
     }
 }
 
-TEST(Gebrd, ValuesByTheBidiagonalRoute) {
-    each_type([](auto zero) {
+void values_by_the_bidiagonal_route(Backend backend) {
+    each_type([backend](auto zero) {
         using T = decltype(zero);
         using R = real_t<T>;
         const double u = testing::unit_roundoff<T>();
-        for (auto [m, n] : {std::pair<index_t, index_t>{16, 16}, {60, 50}, {30, 90}, {1, 5}, {5, 1}, {70, 70}}) {
+        std::vector<std::pair<index_t, index_t>> shapes = {{16, 16}, {60, 50}, {30, 90}, {1, 5}, {5, 1}, {70, 70}};
+        if (backend == Backend::cuda) shapes.insert(shapes.end(), {{3, 2}, {140, 120}, {180, 250}});  // (past shared memory)
+        for (auto [m, n] : shapes) {
             const index_t batch = 4, k = std::min(m, n);
             const std::uint64_t seed = testing::fresh_seed();
             SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));
@@ -226,7 +278,7 @@ TEST(Gebrd, ValuesByTheBidiagonalRoute) {
                 std::vector<R> s(k * batch, R(-1));
                 std::vector<int> info(batch, 5), sweeps(batch, 5);
                 Options o;
-                o.backend = Backend::cpu;
+                o.backend = backend;
                 o.compute_u = o.compute_v = false;
                 o.method = SvdMethod::bidiagonal;
                 o.sweeps = sweeps.data();
@@ -249,6 +301,15 @@ TEST(Gebrd, ValuesByTheBidiagonalRoute) {
             }
         }
     });
+}
+
+TEST(GebrdCuda, ValuesByTheBidiagonalRoute) {
+    SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
+    values_by_the_bidiagonal_route(Backend::cuda);
+}
+
+TEST(Gebrd, ValuesByTheBidiagonalRoute) {
+    values_by_the_bidiagonal_route(Backend::cpu);
     // With vectors the bidiagonal method is invalid.
     std::vector<double> a(4, 1.0), s(2), uu(4), vv(4);
     int info = 0;

@@ -191,4 +191,83 @@ template <class R> BATCHSVD_HD void bidiagonal_singular_values(int n, const R* d
     }
 }
 
+/// What bidiagonal_value_at needs of the whole n x n matrix, computed once: the power of two
+/// 2^k that scales its largest entry to [1/2, 1) (clamped as in block_singular_values), the
+/// Gershgorin bound of its scaled TGK, and how many singular values are exactly zero (one for
+/// each unreduced block with an exactly zero diagonal entry, 1 x 1 blocks included).
+template <class R> struct BidiagonalBracket {
+    int k = 0;
+    R bound = 0;
+    int zeros = 0;
+};
+
+template <class R> BATCHSVD_HD BidiagonalBracket<R> bidiagonal_bracket(int n, const R* d, const R* e) {
+    using bidiagonal_detail::range;
+    BidiagonalBracket<R> b;
+    R amax = 0;
+    bool singular = false;  // the current unreduced block has a zero diagonal entry
+    for (int i = 0; i < n; ++i) {
+        amax = std::fmax(amax, std::fabs(d[i]));
+        if (i + 1 < n) amax = std::fmax(amax, std::fabs(e[i]));
+        singular = singular || d[i] == R(0);
+        if (i + 1 == n || e[i] == R(0)) {  // the block ends at row i
+            b.zeros += singular ? 1 : 0;
+            singular = false;
+        }
+    }
+    if (amax == R(0)) return b;
+    int k = -(std::ilogb(amax) + 1);
+    b.k = k > range<R>::max_pow2 ? range<R>::max_pow2 : k < -range<R>::max_pow2 ? -range<R>::max_pow2 : k;
+    const R f = std::ldexp(R(1), b.k);
+    R prev = 0;
+    for (int i = 0; i < n; ++i) {
+        const R bd = std::fabs(d[i]) * f;
+        const R be = i + 1 < n ? std::fabs(e[i]) * f : R(0);
+        b.bound = std::fmax(b.bound, std::fmax(prev + bd, bd + be));
+        prev = be;
+    }
+    return b;
+}
+
+/// The singular value of index r (0: the largest) of the n x n upper bidiagonal matrix (d, e),
+/// alone, by bisection on the Sturm count of the whole matrix's TGK: the GPU's form, one
+/// value a thread. The same steps, points and stopping rule as bidiagonal_singular_values,
+/// with two differences: the matrix is scaled as a whole (br.k) rather than block by block,
+/// so a value below about the underflow threshold over u times the largest entry is only
+/// absolutely accurate, to that order; and an exact zero diagonal entry's zero value comes
+/// from br.zeros (the last br.zeros values are exactly 0), since the count of the unsplit
+/// matrix sees it only to within the pivot threshold.
+template <int P, class R>
+BATCHSVD_HD R bidiagonal_value_at(int n, const R* d, const R* e, int r, const BidiagonalBracket<R>& br) {
+    static_assert(P >= 1 && ((P + 1) & P) == 0, "P = 2^L - 1");
+    constexpr R u = precision<R>::unit_roundoff;
+    if (r >= n - br.zeros || br.bound == R(0)) return R(0);
+    const R pivmin = bidiagonal_detail::tgk_pivmin<R>();
+    const R f = std::ldexp(R(1), br.k);
+    const int target = n - 1 - r;  // sigma_r >= x  <=>  count(x) <= target
+    R lo = 0, hi = 2 * br.bound;
+    for (;;) {
+        if (hi - lo <= 2 * u * hi || hi <= pivmin) break;
+        R x[P + 2];
+        x[0] = std::fmax(lo, pivmin);
+        x[P + 1] = hi;
+        const bool geometric = hi > 8 * x[0];
+        if (!geometric) x[0] = lo;
+        for (int step = (P + 1) / 2; step >= 1; step /= 2)
+            for (int i = step; i <= P; i += 2 * step) {
+                const R a = x[i - step], b = x[i + step];
+                x[i] = geometric ? std::sqrt(a) * std::sqrt(b) : a + (b - a) / 2;
+            }
+        const R mid = x[(P + 1) / 2];
+        if (!(mid > lo && mid < hi)) break;
+        int c[P];
+        bidiagonal_detail::tgk_counts_below<P>(n, d, e, f, x + 1, c, pivmin);
+        int j = 0;
+        while (j < P && c[j] <= target) ++j;
+        if (j > 0) lo = std::fmax(lo, x[j]);
+        if (j < P) hi = std::fmin(hi, x[j + 1]);
+    }
+    return std::ldexp(lo + (hi - lo) / 2, -br.k);
+}
+
 }  // namespace batchsvd::core

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cuda/bidiagonal/bidiagonal_path.hpp"
 #include "cuda/blocked/blocked_path.hpp"
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_attribute.hpp"
@@ -563,6 +564,13 @@ template <class T> Route route(index_t m, index_t n, index_t batch, const Option
     return r;
 }
 
+/// Singular values alone by bidiagonalisation (SvdMethod): forced, or where it measured faster
+/// than the Jacobi iteration without vectors (bidiagonal_values_faster).
+template <class T> bool values_by_bidiagonal(index_t m, index_t n, index_t batch, const Options& opts) {
+    if (opts.compute_u || opts.compute_v || opts.method == SvdMethod::jacobi) return false;
+    return opts.method == SvdMethod::bidiagonal || bidiagonal_values_faster<T>(m, n, planning_batch(batch));
+}
+
 }  // namespace
 
 template <class T>
@@ -577,6 +585,8 @@ void gesvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, r
         if (opts.sweeps) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, batch * sizeof(int), stream));
         return;
     }
+    if (values_by_bidiagonal<T>(m, n, batch, opts))
+        return svdvals_bidiagonal<T>(m, n, batch, a, s, s_stride, info, opts);
     const bool need_vw = m >= n ? opts.compute_v : opts.compute_u;
     const Route r = route<T>(m, n, batch, opts);
     switch (r.path) {
@@ -682,6 +692,7 @@ std::size_t host_solve_bytes(index_t m, index_t n, MatrixBatch<const T> a, index
     std::size_t bytes = sizeof(T) * std::size_t(std::max(a.stride, m * n)) + sizeof(real_t<T>) * std::size_t(std::max(s_stride, N)) + sizeof(int);
     if (opts.compute_u) bytes += sizeof(T) * std::size_t(std::max(u.stride, m * N));
     if (opts.compute_v) bytes += sizeof(T) * std::size_t(std::max(v.stride, n * N));
+    if (values_by_bidiagonal<T>(m, n, 1, opts)) return bytes + bidiagonal_values_bytes<T>(m, n);
     const Path path = route<T>(m, n, 1, opts).path;
     if (path == Path::qr) bytes += qr_workspace_bytes(M, N, need_vw, sizeof(T), sizeof(real_t<T>));
     if (path == Path::blocked) bytes += blocked_bytes<T>(M, N, need_vw, opts);
@@ -831,6 +842,8 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
 
 template <class T> std::string solve_path(index_t m, index_t n, index_t batch, const Options& opts) {
     if (std::min(m, n) == 0) return "none";
+    if (values_by_bidiagonal<T>(m, n, batch, opts))
+        return bidiagonal_values_fit<T>(m, n) ? "bidiagonal" : "bidiagonal global";
     const Route r = route<T>(m, n, batch, opts);
     switch (r.path) {
         case Path::qr: return "qr";

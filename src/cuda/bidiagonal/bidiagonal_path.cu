@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Host side of the CUDA gebrd and of the bidiagonal route to singular values
+// (bidiagonal_kernels.cuh): storage and block size by shape, workspace, launches, and gebrd of
+// host operands through device copies.
+#include "cuda/bidiagonal/bidiagonal_path.hpp"
+
+#include <algorithm>
+#include <complex>
+#include <type_traits>
+
+#include "cuda/bidiagonal/bidiagonal_kernels.cuh"
+#include "cuda/common/check.hpp"
+#include "cuda/common/device_attribute.hpp"
+#include "cuda/common/device_buffer.hpp"
+#include "cuda/common/host_staging.hpp"
+#include "cuda/common/smem_limit.hpp"
+
+namespace batchsvd::cuda {
+
+namespace {
+
+/// Bytes of shared memory a block needs to hold the M x N working matrix (leading dimension
+/// M | 1, odd against bank conflicts).
+template <class DT> std::size_t brd_smem(index_t M, index_t N) { return std::size_t(M | 1) * std::size_t(N) * sizeof(DT); }
+
+/// Whether the working matrix fits in a block's shared memory (the device's opt-in limit less
+/// the kernel's static scratch).
+template <class DT> bool brd_in_smem(index_t M, index_t N) {
+    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
+    return brd_smem<DT>(M, N) + 1024 <= std::size_t(optin);
+}
+
+template <class DT, int Threads, BrdStorage Storage, bool Values>
+void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
+    auto* kernel = &gebrd_kernel<DT, Threads, Storage, Values>;
+    std::size_t smem = 0;
+    index_t blocks = std::min<index_t>(p.batch, index_t(1) << 20);
+    if constexpr (Storage == BrdStorage::shared) {
+        smem = brd_smem<DT>(p.M, p.N);
+        if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
+    } else {
+        // Matrices in global memory: every step reads the trailing matrix twice, so only as many
+        // blocks as keep the matrices being reduced within half of L2 (at least one, at most two
+        // an SM): from DRAM, 1000 float64 matrices of 512^2 would move about 1.4 TB.
+        const double bytes = double(p.M) * double(p.N) * sizeof(DT);
+        const double l2 = double(device_attribute(cudaDevAttrL2CacheSize));
+        const index_t fit = std::max<index_t>(1, index_t(0.5 * l2 / bytes));
+        blocks = std::min({blocks, fit, 2 * index_t(device_attribute(cudaDevAttrMultiProcessorCount))});
+    }
+    kernel<<<unsigned(blocks), Threads, smem, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("gebrd_kernel");
+}
+
+/// The block size by the working matrix's rows (the right update runs a thread a row).
+template <class DT, BrdStorage Storage, bool Values> void launch_by_rows(const BrdParams<DT>& p, cudaStream_t stream) {
+    if (p.M <= 64) launch_gebrd_kernel<DT, 64, Storage, Values>(p, stream);
+    else if (p.M <= 128) launch_gebrd_kernel<DT, 128, Storage, Values>(p, stream);
+    else if (p.M <= 256) launch_gebrd_kernel<DT, 256, Storage, Values>(p, stream);
+    else if constexpr (Storage == BrdStorage::shared) launch_gebrd_kernel<DT, 256, Storage, Values>(p, stream);
+    else launch_gebrd_kernel<DT, 512, Storage, Values>(p, stream);
+}
+
+template <class DT, bool Values> void launch_gebrd(const BrdParams<DT>& p, BrdStorage storage, cudaStream_t stream) {
+    switch (storage) {
+        case BrdStorage::shared: return launch_by_rows<DT, BrdStorage::shared, Values>(p, stream);
+        case BrdStorage::in_place:
+            if constexpr (!Values) return launch_by_rows<DT, BrdStorage::in_place, Values>(p, stream);
+            break;
+        case BrdStorage::workspace: return launch_by_rows<DT, BrdStorage::workspace, Values>(p, stream);
+    }
+}
+
+template <class T> BrdParams<device_scalar_t<T>> brd_params(index_t m, index_t n, index_t batch, const T* a, index_t lda, index_t stride_a, int* info) {
+    using DT = device_scalar_t<T>;
+    BrdParams<DT> p{};
+    p.a = reinterpret_cast<const DT*>(a);
+    p.lda = lda;
+    p.stride_a = stride_a;
+    p.info = info;
+    p.batch = batch;
+    p.m = int(m);
+    p.n = int(n);
+    p.transpose = m < n;
+    p.M = int(std::max(m, n));
+    p.N = int(std::min(m, n));
+    return p;
+}
+
+}  // namespace
+
+template <class T> bool bidiagonal_values_fit(index_t m, index_t n) {
+    return brd_in_smem<device_scalar_t<T>>(std::max(m, n), std::min(m, n));
+}
+
+template <class T> std::size_t bidiagonal_values_bytes(index_t m, index_t n) {
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    std::size_t bytes = 2 * std::size_t(N) * sizeof(real_t<T>);
+    if (!bidiagonal_values_fit<T>(m, n)) bytes += std::size_t(M) * std::size_t(N) * sizeof(T);
+    return bytes;
+}
+
+template <class T>
+void gebrd_device(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
+                  const Options& opts) {
+    using DT = device_scalar_t<T>;
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (batch <= 0) return;
+    if (std::min(m, n) == 0) {
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, std::size_t(batch) * sizeof(int), stream));
+        return;
+    }
+    BrdParams<DT> p = brd_params<T>(m, n, batch, a.data, a.ld, a.stride, info);
+    p.a_out = reinterpret_cast<DT*>(a.data);
+    p.d = out.d;
+    p.e = out.e;
+    p.tauq = reinterpret_cast<DT*>(out.tauq);
+    p.taup = reinterpret_cast<DT*>(out.taup);
+    p.vstride = out.stride;
+    DeviceBuffer<DT> work;
+    BrdStorage storage = BrdStorage::shared;
+    if (!brd_in_smem<DT>(p.M, p.N)) {
+        if (!p.transpose) {
+            storage = BrdStorage::in_place;
+        } else {
+            storage = BrdStorage::workspace;
+            work = DeviceBuffer<DT>(std::size_t(batch) * std::size_t(p.M) * std::size_t(p.N), stream);
+            p.work = work.get();
+        }
+    }
+    launch_gebrd<DT, false>(p, storage, stream);
+}
+
+template <class T>
+void gebrd_host(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
+                const Options& opts) {
+    using R = real_t<T>;
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (batch <= 0) return;
+    const index_t k = std::min(m, n);
+    if (k == 0) {
+        std::fill(info, info + batch, 0);
+        return;
+    }
+    // Device copies with the caller's layout: A from its first entry to its last, the vectors
+    // likewise (gaps included, so that what lies between is copied back unchanged).
+    const index_t na = (batch - 1) * a.stride + (n - 1) * a.ld + m;
+    const index_t nv = (batch - 1) * out.stride + k;
+    DeviceBuffer<T> da(std::size_t(na), stream), dtq(out.tauq ? std::size_t(nv) : 0, stream),
+        dtp(out.taup ? std::size_t(nv) : 0, stream);
+    DeviceBuffer<R> dd(std::size_t(nv), stream), de(out.e && k > 1 ? std::size_t(nv) : 0, stream);
+    DeviceBuffer<int> dinfo(std::size_t(batch), stream);
+    const auto in = [&](void* dst, const void* src, index_t count, std::size_t size) {
+        if (count > 0) copy_async(dst, src, std::size_t(count) * size, stream, opts.threads);
+    };
+    in(da.get(), a.data, na, sizeof(T));
+    // (the vectors' gaps between matrices: copied in so that they survive the copy back)
+    in(dd.get(), out.d, nv, sizeof(R));
+    if (de.get()) in(de.get(), out.e, nv - 1, sizeof(R));
+    if (dtq.get()) in(dtq.get(), out.tauq, nv, sizeof(T));
+    if (dtp.get()) in(dtp.get(), out.taup, nv, sizeof(T));
+    gebrd_device<T>(m, n, batch, MatrixBatch<T>{da.get(), a.ld, a.stride},
+                    BidiagonalBatch<T>{dd.get(), de.get(), dtq.get(), dtp.get(), out.stride}, dinfo.get(), opts);
+    in(a.data, da.get(), na, sizeof(T));
+    in(out.d, dd.get(), nv, sizeof(R));
+    if (de.get()) in(out.e, de.get(), nv - 1, sizeof(R));
+    if (dtq.get()) in(out.tauq, dtq.get(), nv, sizeof(T));
+    if (dtp.get()) in(out.taup, dtp.get(), nv, sizeof(T));
+    in(info, dinfo.get(), batch, sizeof(int));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class T>
+void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* s,
+                        index_t s_stride, int* info, const Options& opts) {
+    using DT = device_scalar_t<T>;
+    using R = real_t<T>;
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (batch <= 0) return;
+    BrdParams<DT> p = brd_params<T>(m, n, batch, a.data, a.ld, a.stride, info);
+    const index_t N = p.N;
+    DeviceBuffer<R> de(2 * std::size_t(batch) * std::size_t(N), stream);
+    p.d = de.get();
+    p.e = de.get() + std::size_t(batch) * std::size_t(N);
+    p.vstride = N;
+    DeviceBuffer<DT> work;
+    BrdStorage storage = BrdStorage::shared;
+    if (!brd_in_smem<DT>(p.M, p.N)) {
+        storage = BrdStorage::workspace;
+        work = DeviceBuffer<DT>(std::size_t(batch) * std::size_t(p.M) * std::size_t(N), stream);
+        p.work = work.get();
+    }
+    launch_gebrd<DT, true>(p, storage, stream);
+    const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
+    const std::size_t smem = 2 * std::size_t(N) * sizeof(R);
+    auto* kernel = &bidiagonal_values_kernel<R>;
+    if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
+    kernel<<<unsigned(std::min<index_t>(batch, index_t(1) << 20)), threads, smem, stream>>>(
+        p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps);
+    BATCHSVD_CUDA_CHECK_LAUNCH("bidiagonal_values_kernel");
+}
+
+template <class T> bool bidiagonal_values_faster(index_t m, index_t n, index_t batch) {
+    (void)batch;  // (measured at batches of 1000 and 10000)
+    using DT = device_scalar_t<T>;
+    const index_t M = std::max(m, n), N = std::min(m, n);
+    if constexpr (!std::is_same_v<T, real_t<T>>) return false;  // complex: not measured
+    if (N < kBidiagonalValuesFrom || 4 * M > 5 * N || !brd_in_smem<DT>(M, N)) return false;
+    if constexpr (sizeof(T) == 4) return true;
+    // float64: while two blocks fit on an SM (one block an SM left 128^2 at 0.74x the Jacobi
+    // iteration's speed, against 1.23x at 112^2).
+    const int per_sm = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
+    return brd_smem<DT>(M, N) + 2048 <= std::size_t(per_sm) / 2;
+}
+
+#define BATCHSVD_BRD_INSTANTIATE_(T)                                                                             \
+    template bool bidiagonal_values_fit<T>(index_t, index_t);                                                    \
+    template std::size_t bidiagonal_values_bytes<T>(index_t, index_t);                                          \
+    template bool bidiagonal_values_faster<T>(index_t, index_t, index_t);                                       \
+    template void gebrd_device<T>(index_t, index_t, index_t, MatrixBatch<T>, BidiagonalBatch<T>, int*,           \
+                                  const Options&);                                                               \
+    template void gebrd_host<T>(index_t, index_t, index_t, MatrixBatch<T>, BidiagonalBatch<T>, int*,             \
+                                const Options&);                                                                 \
+    template void svdvals_bidiagonal<T>(index_t, index_t, index_t, MatrixBatch<const T>, real_t<T>*, index_t,   \
+                                        int*, const Options&);
+BATCHSVD_BRD_INSTANTIATE_(float)
+BATCHSVD_BRD_INSTANTIATE_(double)
+BATCHSVD_BRD_INSTANTIATE_(std::complex<float>)
+BATCHSVD_BRD_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_BRD_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
