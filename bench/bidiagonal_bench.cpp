@@ -15,6 +15,7 @@
 // timed region; CUDA events around each call after a warm-up, median of --reps runs.
 //
 // Usage: batchsvd_bidiagonal_bench [--cases f64:1000:128:128,...] [--reps N] [--csv FILE]
+//                                  [--mode gebrd|svdvals|both]
 //   A case is precision (f64, f32):batch:m:n. The default cases: orders 8-64 every 8 at batch
 //   10000, 80-256 every 16 and 384, 512 at batch 1000, both precisions.
 #include <cublas_v2.h>
@@ -203,7 +204,8 @@ template <class T> double e4_u(const Case& c, const std::vector<T>& a, const std
     return worst / batchsvd::testing::unit_roundoff<T>();
 }
 
-template <class T> void run_case(const Case& c, int reps, std::ostream& out, const std::string& labels) {
+template <class T>
+void run_case(const Case& c, int reps, std::ostream& out, const std::string& labels, const std::string& modes) {
     using batchsvd::BidiagonalBatch;
     using batchsvd::MatrixBatch;
     const index_t m = c.m, n = c.n, k = std::min(m, n), mn = m * n, batch = c.batch;
@@ -222,16 +224,17 @@ template <class T> void run_case(const Case& c, int reps, std::ostream& out, con
     const std::string head = labels + "," + c.precision + "," + std::to_string(m) + "," + std::to_string(n) + "," +
                              std::to_string(batch) + ",";
 
-    // ---- gebrd ----
-    const double ours_brd = time_median(reps, refill, [&] {
-        batchsvd::gebrd<T>(m, n, batch, MatrixBatch<T>{a.p, m, mn}, BidiagonalBatch<T>{d.p, e.p, tq.p, tp.p, k}, info.p);
-    });
     cusolverDnHandle_t sh;
     if (!ok(cusolverDnCreate(&sh))) {
         std::fprintf(stderr, "%s: cusolverDnCreate failed\n", kProgram);
         std::exit(2);
     }
     int lw = 0;
+    if (modes != "svdvals") {
+    // ---- gebrd ----
+    const double ours_brd = time_median(reps, refill, [&] {
+        batchsvd::gebrd<T>(m, n, batch, MatrixBatch<T>{a.p, m, mn}, BidiagonalBatch<T>{d.p, e.p, tq.p, tp.p, k}, info.p);
+    });
     double loop_ms = nan_ms;
     index_t loop_count = std::min<index_t>(batch, k <= 64 ? 200 : k <= 256 ? 50 : 10);
     if (ok(Cusolver<T>::gebrd_size(sh, int(m), int(n), &lw))) {
@@ -262,6 +265,11 @@ template <class T> void run_case(const Case& c, int reps, std::ostream& out, con
     out.flush();
     out << "gebrd," << head << fmt(ours_brd) << "," << fmt(loop_ms) << "," << loop_count << "," << fmt(roof) << ","
         << fmt(gemm_gf) << "," << fmt(gemv_gf) << ",,,,,gebrd\n";
+    }
+    if (modes == "gebrd") {
+        cusolverDnDestroy(sh);
+        return;
+    }
 
     // ---- singular values alone ----
     Buffer<T> s(std::size_t(k * batch), false, kProgram);
@@ -289,14 +297,15 @@ template <class T> void run_case(const Case& c, int reps, std::ostream& out, con
     if (m >= n) {
         // (U and V at full size: without vectors gesvda still touches them)
         Buffer<T> uu(std::size_t(mn * batch), false, kProgram), vv(std::size_t(n * n * batch), false, kProgram);
-        std::vector<double> nrm(static_cast<std::size_t>(batch));  // (host memory: h_R_nrmF)
         if (ok(Cusolver<T>::gesvda_size(sh, int(n), int(m), int(n), a.p, int(m), mn, s.p, k, uu.p, int(m), mn, vv.p, int(n),
                                          n * n, &lw, int(batch)))) {
             Buffer<T> w(std::size_t(std::max(lw, 1)), false, kProgram);
+            cusolverStatus_t st = CUSOLVER_STATUS_SUCCESS;
             gesvda = time_median(reps, refill, [&] {
-                (void)Cusolver<T>::gesvda(sh, int(n), int(m), int(n), a.p, int(m), mn, s.p, k, uu.p, int(m), mn, vv.p, int(n),
-                                          n * n, w.p, lw, info.p, nrm.data(), int(batch));
+                st = Cusolver<T>::gesvda(sh, int(n), int(m), int(n), a.p, int(m), mn, s.p, k, uu.p, int(m), mn, vv.p, int(n),
+                                          n * n, w.p, lw, info.p, nullptr, int(batch));  // (no residual norms)
             });
+            if (!ok(st)) gesvda = nan_ms;  // (failed: left empty)
         }
     }
     cusolverDnDestroy(sh);
@@ -308,7 +317,7 @@ template <class T> void run_case(const Case& c, int reps, std::ostream& out, con
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string cases_arg, csv_path;
+    std::string cases_arg, csv_path, modes = "both";
     int reps = 5;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -316,8 +325,9 @@ int main(int argc, char** argv) {
         if (arg == "--cases") cases_arg = next();
         else if (arg == "--reps") reps = std::max(1, std::atoi(next().c_str()));
         else if (arg == "--csv") csv_path = next();
+        else if (arg == "--mode") modes = next();
         else {
-            std::cerr << "usage: " << argv[0] << " [--cases f64:1000:128:128,...] [--reps N] [--csv FILE]\n";
+            std::cerr << "usage: " << argv[0] << " [--cases f64:1000:128:128,...] [--reps N] [--csv FILE] [--mode gebrd|svdvals|both]\n";
             return 1;
         }
     }
@@ -330,8 +340,8 @@ int main(int argc, char** argv) {
     const std::string labels = batchsvd::bench::gpu_name(kProgram) + "," + batchsvd::bench::today() + "," +
                                batchsvd::bench::git_commit();
     for (const Case& c : cases) {
-        if (c.precision == "f64") run_case<double>(c, reps, out, labels);
-        else run_case<float>(c, reps, out, labels);
+        if (c.precision == "f64") run_case<double>(c, reps, out, labels, modes);
+        else run_case<float>(c, reps, out, labels, modes);
         std::cerr << c.precision << " " << c.batch << " x " << c.m << "x" << c.n << " done\n";
     }
     return 0;

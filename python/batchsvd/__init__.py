@@ -991,10 +991,12 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
 
     method: "jacobi" runs the Jacobi iteration without vectors (relative accuracy for matrices
        with graded columns); "bidiagonal" bidiagonalises (``gebrd``) and takes the
-       bidiagonal's values (dqds; errors about u ||A||, as LAPACK's ?gesdd values; the CPU backend only, and
-       ``sweeps`` is 0); "automatic" (default) takes "bidiagonal" on the CPU backend where it
-       measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
-       256), else "jacobi"; in a list each matrix takes the method its size gives."""
+       bidiagonal's values (errors about u ||A||, as LAPACK's ?gesdd values; ``sweeps`` is 0;
+       NumPy arrays and lists on the CPU backend, device arrays on the GPU); "automatic"
+       (default) takes "bidiagonal" where it measured faster (CPU: real min(m, n) from 24 in
+       double, 32 in single, to 512, complex to 256; GPU: real min(m, n) from 40, near-square,
+       while a matrix fits in shared memory; docs/bidiagonal.md), else "jacobi"; in a list
+       each matrix takes the method its size gives."""
     if isinstance(a, (list, tuple)):
         return _svd_list(a, False, tol, max_sweeps, return_info, devices, threads, method)
     return _svd(a, False, tol, max_sweeps, return_info, devices, threads, method)
