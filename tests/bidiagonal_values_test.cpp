@@ -371,11 +371,12 @@ TEST(BidiagonalValues, ScalingByPowersOfTwoIsExact) {
 
 // ---- 5. one value by its index (the GPU's form) ---------------------------------------------
 
-template <class R> std::vector<R> values_by_index(const std::vector<R>& d, const std::vector<R>& e) {
+/// Every value by its index, P points a bisection step (the GPU takes 1; 3 and 7 are selectable).
+template <int P, class R> std::vector<R> values_by_index(const std::vector<R>& d, const std::vector<R>& e) {
     const int n = int(d.size());
     const core::BidiagonalBracket<R> br = core::bidiagonal_bracket<R>(n, d.data(), e.data());
     std::vector<R> s;
-    for (int r = 0; r < n; ++r) s.push_back(core::bidiagonal_value_at<3, R>(n, d.data(), e.data(), r, br));
+    for (int r = 0; r < n; ++r) s.push_back(core::bidiagonal_value_at<P, R>(n, d.data(), e.data(), r, br));
     return s;
 }
 
@@ -383,13 +384,14 @@ template <class R> std::vector<R> values_by_index(const std::vector<R>& d, const
 /// value above the whole matrix's underflow floor, the smallest normal over u in units of the
 /// largest entry (graded entries down to 1e-100 in double, 1e-12 in float; values below
 /// 1e-280 (double) or 1e-28 (float) of the largest are not compared), and exactly on exact zeros.
-template <class R> void value_at_agrees() {
+template <int P, class R> void value_at_agrees() {
     constexpr R u = unit_roundoff<R>;
     for (int rep = 0; rep < 6; ++rep) {
         const std::uint64_t seed = testing::fresh_seed();
         std::mt19937_64 rng(seed);
         const int n = std::uniform_int_distribution<int>(1, 70)(rng);
-        SCOPED_TRACE(std::string(type_name<R>()) + " n = " + std::to_string(n) + ", seed " + std::to_string(seed));
+        SCOPED_TRACE(std::string(type_name<R>()) + " n = " + std::to_string(n) + ", " + std::to_string(P) +
+                     " points, seed " + std::to_string(seed));
         const Bidiagonal b = rep % 2 ? graded_bidiagonal(n, sizeof(R) == 8 ? 100.0 : 12.0, rep % 3 == 0, rng)
                                      : random_bidiagonal(n, rng);
         std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
@@ -397,7 +399,7 @@ template <class R> void value_at_agrees() {
             e[std::size_t(n / 3)] = 0;
             d[std::size_t(n / 2)] = 0;
         }
-        const std::vector<R> whole = values(d, e), one = values_by_index(d, e);
+        const std::vector<R> whole = values(d, e), one = values_by_index<P>(d, e);
         expect_descending(one);
         const R floor = R(sizeof(R) == 8 ? 1e-280 : 1e-28) * whole[0];
         for (int j = 0; j < n; ++j) {
@@ -409,7 +411,7 @@ template <class R> void value_at_agrees() {
     // Diagonal matrices (e = 0): the sorted |d_i|, zeros exact.
     const std::vector<R> d = {R(0.5), R(-3), R(0), R(1e-3), R(2.25), R(0), R(7)};
     const std::vector<R> e(d.size() - 1, R(0));
-    const std::vector<R> s = values_by_index(d, e);
+    const std::vector<R> s = values_by_index<P>(d, e);
     std::vector<R> want;
     for (R x : d) want.push_back(std::fabs(x));
     std::sort(want.begin(), want.end(), [](R x, R y) { return x > y; });
@@ -418,12 +420,15 @@ template <class R> void value_at_agrees() {
     EXPECT_EQ(s[d.size() - 2], R(0));
     // All zero: every value 0.
     const std::vector<R> z(4, R(0)), ze(3, R(0));
-    for (R x : values_by_index(z, ze)) EXPECT_EQ(x, R(0));
+    for (R x : values_by_index<P>(z, ze)) EXPECT_EQ(x, R(0));
 }
 
 TEST(BidiagonalValues, OneValueByItsIndexAgrees) {
-    value_at_agrees<float>();
-    value_at_agrees<double>();
+    value_at_agrees<1, float>();
+    value_at_agrees<1, double>();
+    value_at_agrees<3, float>();
+    value_at_agrees<3, double>();
+    value_at_agrees<7, double>();
 }
 
 }  // namespace

@@ -994,7 +994,7 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
        bidiagonal's values (errors about u ||A||, as LAPACK's ?gesdd values; ``sweeps`` is 0;
        NumPy arrays and lists on the CPU backend, device arrays on the GPU); "automatic"
        (default) takes "bidiagonal" where it measured faster (CPU: real min(m, n) from 24 in
-       double, 32 in single, to 512, complex to 256; GPU: real min(m, n) from 40, near-square,
+       double, 32 in single, to 512, complex to 256; GPU: real min(m, n) from 33, near-square,
        while a matrix fits in shared memory; docs/bidiagonal.md), else "jacobi"; in a list
        each matrix takes the method its size gives."""
     if isinstance(a, (list, tuple)):

@@ -107,9 +107,9 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
 inline constexpr int kBrdValueThreads = 128;
 
 /// Singular values of each bidiagonal (d, e, N apart in the workspace), descending, into s:
-/// a thread a value (blocks of up to kBrdValueThreads threads); NaN for a matrix whose info is
-/// not 0. Options::sweeps (when asked) 0.
-template <class R>
+/// a thread a value (blocks of up to kBrdValueThreads threads), P points a bisection step; NaN
+/// for a matrix whose info is not 0. Options::sweeps (when asked) 0.
+template <class R, int P>
 __global__ void __launch_bounds__(kBrdValueThreads)
     bidiagonal_values_kernel(const R* dg, const R* eg, int N, index_t batch, const int* info, R* s,
                              index_t s_stride, int* sweeps) {
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kBrdValueThreads)
             if (tid == 0) br = core::bidiagonal_bracket<R>(N, d, e);
             __syncthreads();
             for (int r = tid; r < N; r += nt)
-                sb[r] = core::bidiagonal_value_at<core::bidiagonal_detail::points, R>(N, d, e, r, br);
+                sb[r] = core::bidiagonal_value_at<P, R>(N, d, e, r, br);
         }
         if (sweeps && tid == 0) sweeps[b] = 0;
         __syncthreads();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <cstdlib>
 #include <type_traits>
 
 #include "cuda/bidiagonal/bidiagonal_kernels.cuh"
@@ -19,6 +20,14 @@ namespace batchsvd::cuda {
 
 namespace {
 
+/// Points a step of each value's bisection (core::bidiagonal_value_at). The values kernel is
+/// bound by the throughput of FP64 division (float64 10000 x 32^2 with 3 points: 2.26 ms,
+/// about 60% of the H100's FP64 rate), so the fewest counts a bit of bracket win over more
+/// independent chains a thread: values alone with 1, 3 and 7 points (H100, 2026-11-28, the
+/// same binary): float64 10000 x 64^2 12.4, 15.1, 21.0 ms; 10000 x 32^2 2.73, 3.39, 4.88;
+/// float32 1000 x 128^2 4.75, 5.07, 5.76.
+constexpr int kBisectionPoints = 1;
+
 /// Bytes of shared memory a block needs to hold the M x N working matrix (leading dimension
 /// M | 1, odd against bank conflicts).
 template <class DT> std::size_t brd_smem(index_t M, index_t N) { return std::size_t(M | 1) * std::size_t(N) * sizeof(DT); }
@@ -28,6 +37,17 @@ template <class DT> std::size_t brd_smem(index_t M, index_t N) { return std::siz
 template <class DT> bool brd_in_smem(index_t M, index_t N) {
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     return brd_smem<DT>(M, N) + 1024 <= std::size_t(optin);
+}
+
+/// Points a bisection step of the values kernel: BATCHSVD_CUDA_BISECTION_POINTS = 1, 3 or 7
+/// (measurements), else kBisectionPoints.
+int bisection_points() {
+    static const int p = [] {
+        const char* e = std::getenv("BATCHSVD_CUDA_BISECTION_POINTS");
+        const int v = e ? std::atoi(e) : 0;
+        return v == 1 || v == 3 || v == 7 ? v : kBisectionPoints;
+    }();
+    return p;
 }
 
 template <class DT, int Threads, BrdStorage Storage, bool Values>
@@ -192,7 +212,10 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     launch_gebrd<DT, true>(p, storage, stream);
     const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
     const std::size_t smem = 2 * std::size_t(N) * sizeof(R);
-    auto* kernel = &bidiagonal_values_kernel<R>;
+    const int points = bisection_points();
+    auto* kernel = points == 1 ? &bidiagonal_values_kernel<R, 1>
+                   : points == 7 ? &bidiagonal_values_kernel<R, 7>
+                                 : &bidiagonal_values_kernel<R, 3>;
     if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     kernel<<<unsigned(std::min<index_t>(batch, index_t(1) << 20)), threads, smem, stream>>>(
         p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps);

@@ -35,10 +35,11 @@ template <class T> std::size_t bidiagonal_values_bytes(index_t m, index_t n);
 
 /// SvdMethod::automatic on the CUDA backend: whether the bidiagonal route measured faster than
 /// the Jacobi iteration without vectors (H100, 2026-11-28, bench/results/h100/2026-11-28-gpu-bidiagonal/):
-/// real types, min(m, n) from kBidiagonalValuesFrom, within a quarter of square (M <= 5N/4,
+/// real types, min(m, n) from kBidiagonalValuesFrom (every order 33-39 measured faster, 32 not),
+/// within a quarter of square (M <= 5N/4,
 /// the shapes measured), op(A) in shared memory; float64 only while two blocks fit on an SM
 /// (to about 119^2). Complex types are not measured and keep the Jacobi iteration.
 template <class T> bool bidiagonal_values_faster(index_t m, index_t n, index_t batch);
-inline constexpr long kBidiagonalValuesFrom = 40;
+inline constexpr long kBidiagonalValuesFrom = 33;
 
 }  // namespace batchsvd::cuda
