@@ -7,8 +7,9 @@
 // (P = G(1) ... G(k)), stored as LAPACK stores them; B is upper bidiagonal for m >= n, lower
 // for m < n, and real (d, e) for complex A too. k = min(m, n).
 //
-// This version runs on the CPU backend (host memory); device pointers and Backend::cuda get
-// ErrorCode::backend_unavailable.
+// gebrd runs on the CUDA backend for device memory (enqueued on Options::stream, as gesvd) or
+// with Backend::cuda (host memory through device copies; synchronous), else on the CPU backend;
+// all pointers of a call are host memory or all device memory. gebrd_vbatched runs on the CPU.
 #pragma once
 
 #include "batchsvd/batchsvd.hpp"
@@ -26,7 +27,7 @@ template <class T> struct BidiagonalBatch {
 };
 
 /// Bidiagonalisation of `batch` m x n matrices, in place. info: 0, or -1 for a matrix with NaN
-/// or Inf (its d, e, tauq, taup and A are then NaN). Options used: threads, backend.
+/// or Inf (its d, e, tauq, taup and A are then NaN). Options used: threads, backend, stream.
 template <class T>
 void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatch<T> out, int* info,
            const Options& opts = {});
