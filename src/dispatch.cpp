@@ -232,7 +232,7 @@ void gesvd_vbatched(index_t batch, const index_t* m, const index_t* n, MatrixLis
     }
     Backend backend = opts.backend;
     if (backend == Backend::automatic && !device && opts.method == SvdMethod::bidiagonal)
-        backend = Backend::cpu;  // (the bidiagonal method runs on the CPU backend only)
+        backend = Backend::cpu;  // (in lists the bidiagonal method runs on the CPU backend only)
     if (backend == Backend::automatic) backend = (device || cuda::device_available()) ? Backend::cuda : Backend::cpu;
     if (backend == Backend::cuda) {
         if (!cuda::device_available())

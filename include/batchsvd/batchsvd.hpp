@@ -71,10 +71,12 @@ enum class PreconditionMode { automatic, always, never };
 /// columns are graded). `bidiagonal`: bidiagonalisation (gebrd, bidiagonal.hpp) and the
 /// bidiagonal's values by bisection, each to a few ulps of the bidiagonal: errors about
 /// u ||A||, as LAPACK's ?gesdd values (small values of graded matrices lose relative
-/// accuracy); the CPU backend only (Backend::automatic with host data then takes the CPU
-/// backend even where a GPU is usable). `automatic`: `bidiagonal` on the CPU backend where it
-/// measured faster (real: min(m, n) from 24 in double, 32 in single, to 512; complex: to
-/// 256), else `jacobi`.
+/// accuracy); both backends (Backend::automatic with host data takes the CPU backend for it
+/// even where a GPU is usable; Backend::cuda or device data the GPU). `automatic`:
+/// `bidiagonal` where it measured faster, on the CPU backend real min(m, n) from 24 in
+/// double, 32 in single, to 512, complex to 256; on the CUDA backend real min(m, n) from 33
+/// within a quarter of square while a matrix fits in a block's shared memory (float64 to
+/// about 119^2; docs/bidiagonal.md); else `jacobi`.
 /// With U or V requested, `bidiagonal` is invalid_argument and `automatic` is `jacobi`; in
 /// gesvd_vbatched each matrix takes the method its size gives (the result it gets alone).
 enum class SvdMethod { automatic, jacobi, bidiagonal };
