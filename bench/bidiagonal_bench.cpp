@@ -120,69 +120,46 @@ double time_median(int reps, const std::function<void()>& refill, const std::fun
     return t[t.size() / 2];
 }
 
+/// cuSOLVER's and cuBLAS's calls of one precision (L: D or S).
 template <class T> struct Cusolver;
-template <> struct Cusolver<double> {
-    static cusolverStatus_t gebrd_size(cusolverDnHandle_t h, int m, int n, int* lw) { return cusolverDnDgebrd_bufferSize(h, m, n, lw); }
-    static cusolverStatus_t gebrd(cusolverDnHandle_t h, int m, int n, double* A, int lda, double* d, double* e, double* tq,
-                                  double* tp, double* w, int lw, int* info) {
-        return cusolverDnDgebrd(h, m, n, A, lda, d, e, tq, tp, w, lw, info);
-    }
-    static cusolverStatus_t gesvda_size(cusolverDnHandle_t h, int r, int m, int n, const double* A, int lda, long long sa,
-                                        const double* S, long long ss, const double* U, int ldu, long long su,
-                                        const double* V, int ldv, long long sv, int* lw, int batch) {
-        return cusolverDnDgesvdaStridedBatched_bufferSize(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda, sa, S, ss, U, ldu,
-                                                          su, V, ldv, sv, lw, batch);
-    }
-    static cusolverStatus_t gesvda(cusolverDnHandle_t h, int r, int m, int n, const double* A, int lda, long long sa,
-                                   double* S, long long ss, double* U, int ldu, long long su, double* V, int ldv,
-                                   long long sv, double* w, int lw, int* info, double* nrm, int batch) {
-        return cusolverDnDgesvdaStridedBatched(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda, sa, S, ss, U, ldu, su, V,
-                                               ldv, sv, w, lw, info, nrm, batch);
-    }
-    static void gemm(cublasHandle_t h, int n, const double* A, double* C, int batch) {
-        const double one = 1, zero = 0;
-        check_blas(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, (long long)n * n, A, n,
-                                             (long long)n * n, &zero, C, n, (long long)n * n, batch),
-                   "cublasDgemmStridedBatched");
-    }
-    static void gemv(cublasHandle_t h, int n, const double* A, const double* x, double* y, int batch) {
-        const double one = 1, zero = 0;
-        check_blas(cublasDgemvStridedBatched(h, CUBLAS_OP_N, n, n, &one, A, n, (long long)n * n, x, 1, n, &zero, y, 1, n,
-                                             batch),
-                   "cublasDgemvStridedBatched");
-    }
-};
-template <> struct Cusolver<float> {
-    static cusolverStatus_t gebrd_size(cusolverDnHandle_t h, int m, int n, int* lw) { return cusolverDnSgebrd_bufferSize(h, m, n, lw); }
-    static cusolverStatus_t gebrd(cusolverDnHandle_t h, int m, int n, float* A, int lda, float* d, float* e, float* tq,
-                                  float* tp, float* w, int lw, int* info) {
-        return cusolverDnSgebrd(h, m, n, A, lda, d, e, tq, tp, w, lw, info);
-    }
-    static cusolverStatus_t gesvda_size(cusolverDnHandle_t h, int r, int m, int n, const float* A, int lda, long long sa,
-                                        const float* S, long long ss, const float* U, int ldu, long long su, const float* V,
-                                        int ldv, long long sv, int* lw, int batch) {
-        return cusolverDnSgesvdaStridedBatched_bufferSize(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda, sa, S, ss, U, ldu,
-                                                          su, V, ldv, sv, lw, batch);
-    }
-    static cusolverStatus_t gesvda(cusolverDnHandle_t h, int r, int m, int n, const float* A, int lda, long long sa,
-                                   float* S, long long ss, float* U, int ldu, long long su, float* V, int ldv, long long sv,
-                                   float* w, int lw, int* info, double* nrm, int batch) {
-        return cusolverDnSgesvdaStridedBatched(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda, sa, S, ss, U, ldu, su, V,
-                                               ldv, sv, w, lw, info, nrm, batch);
-    }
-    static void gemm(cublasHandle_t h, int n, const float* A, float* C, int batch) {
-        const float one = 1, zero = 0;
-        check_blas(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, (long long)n * n, A, n,
-                                             (long long)n * n, &zero, C, n, (long long)n * n, batch),
-                   "cublasSgemmStridedBatched");
-    }
-    static void gemv(cublasHandle_t h, int n, const float* A, const float* x, float* y, int batch) {
-        const float one = 1, zero = 0;
-        check_blas(cublasSgemvStridedBatched(h, CUBLAS_OP_N, n, n, &one, A, n, (long long)n * n, x, 1, n, &zero, y, 1, n,
-                                             batch),
-                   "cublasSgemvStridedBatched");
-    }
-};
+#define BATCHSVD_BENCH_CUSOLVER_(T, L)                                                                              \
+    template <> struct Cusolver<T> {                                                                                \
+        static cusolverStatus_t gebrd_size(cusolverDnHandle_t h, int m, int n, int* lw) {                           \
+            return cusolverDn##L##gebrd_bufferSize(h, m, n, lw);                                                    \
+        }                                                                                                           \
+        static cusolverStatus_t gebrd(cusolverDnHandle_t h, int m, int n, T* A, int lda, T* d, T* e, T* tq, T* tp,  \
+                                      T* w, int lw, int* info) {                                                    \
+            return cusolverDn##L##gebrd(h, m, n, A, lda, d, e, tq, tp, w, lw, info);                                \
+        }                                                                                                           \
+        static cusolverStatus_t gesvda_size(cusolverDnHandle_t h, int r, int m, int n, const T* A, int lda,        \
+                                            long long sa, const T* S, long long ss, const T* U, int ldu,            \
+                                            long long su, const T* V, int ldv, long long sv, int* lw, int batch) {  \
+            return cusolverDn##L##gesvdaStridedBatched_bufferSize(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda,  \
+                                                                  sa, S, ss, U, ldu, su, V, ldv, sv, lw, batch);    \
+        }                                                                                                           \
+        static cusolverStatus_t gesvda(cusolverDnHandle_t h, int r, int m, int n, const T* A, int lda, long long sa, \
+                                       T* S, long long ss, T* U, int ldu, long long su, T* V, int ldv, long long sv, \
+                                       T* w, int lw, int* info, double* nrm, int batch) {                           \
+            return cusolverDn##L##gesvdaStridedBatched(h, CUSOLVER_EIG_MODE_NOVECTOR, r, m, n, A, lda, sa, S, ss,  \
+                                                       U, ldu, su, V, ldv, sv, w, lw, info, nrm, batch);            \
+        }                                                                                                           \
+        static void gemm(cublasHandle_t h, int n, const T* A, T* C, int batch) {                                   \
+            const T one = 1, zero = 0;                                                                              \
+            check_blas(cublas##L##gemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n,             \
+                                                     (long long)n * n, A, n, (long long)n * n, &zero, C, n,         \
+                                                     (long long)n * n, batch),                                     \
+                       "cublas" #L "gemmStridedBatched");                                                           \
+        }                                                                                                           \
+        static void gemv(cublasHandle_t h, int n, const T* A, const T* x, T* y, int batch) {                       \
+            const T one = 1, zero = 0;                                                                              \
+            check_blas(cublas##L##gemvStridedBatched(h, CUBLAS_OP_N, n, n, &one, A, n, (long long)n * n, x, 1, n, \
+                                                     &zero, y, 1, n, batch),                                        \
+                       "cublas" #L "gemvStridedBatched");                                                           \
+        }                                                                                                           \
+    };
+BATCHSVD_BENCH_CUSOLVER_(double, D)
+BATCHSVD_BENCH_CUSOLVER_(float, S)
+#undef BATCHSVD_BENCH_CUSOLVER_
 
 std::string fmt(double x, int prec = 4) {
     if (std::isnan(x)) return "";

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Argument checks shared by the public entry points (src/dispatch*.cpp): every bad argument a
 // batchsvd::Error with code invalid_argument whose message names the function and the
-// argument, and the CPU-only functions' refusal of the CUDA backend and of device pointers.
+// argument, the CPU-only functions' refusal of the CUDA backend and of device pointers, and
+// where a call's operands are.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,19 @@
 #endif
 
 namespace batchsvd::detail {
+
+#if BATCHSVD_WITH_CUDA
+/// Where a call's operands are (null pointers skipped): all host memory, all device memory, or
+/// mixed (one driver query an allocation: cuda::PointerKinds).
+enum class Where { host, device, mixed };
+inline Where where(std::initializer_list<const void*> ptrs) {
+    int host = 0, device = 0;
+    cuda::PointerKinds kinds;
+    for (const void* p : ptrs)
+        if (p) (kinds.is_device(p) ? device : host)++;
+    return device == 0 ? Where::host : host == 0 ? Where::device : Where::mixed;
+}
+#endif
 
 inline std::string str(index_t x) { return std::to_string(x); }
 

@@ -62,14 +62,8 @@ void check_devices(const std::vector<int>& devices, int count) {
     }
 }
 
-enum class Where { host, device, mixed };
-Where where(std::initializer_list<const void*> ptrs) {
-    int host = 0, device = 0;
-    cuda::PointerKinds kinds;
-    for (const void* p : ptrs)
-        if (p) (kinds.is_device(p) ? device : host)++;
-    return device == 0 ? Where::host : host == 0 ? Where::device : Where::mixed;
-}
+using detail::Where;
+using detail::where;
 #endif
 
 }  // namespace

@@ -36,13 +36,11 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
     }
 #if BATCHSVD_WITH_CUDA
     {
-        const void* ptrs[] = {k ? a.data : nullptr, k ? out.d : nullptr, k > 1 ? out.e : nullptr,
-                              k ? out.tauq : nullptr, k ? out.taup : nullptr, info};
-        int host = 0, device = 0;
-        cuda::PointerKinds kinds;
-        for (const void* p : ptrs)
-            if (p) (kinds.is_device(p) ? device : host)++;
-        if (host && device) c.invalid("A, d, e, tauq, taup and info must all be host memory or all device memory");
+        const detail::Where w = detail::where({k ? a.data : nullptr, k ? out.d : nullptr, k > 1 ? out.e : nullptr,
+                                               k ? out.tauq : nullptr, k ? out.taup : nullptr, info});
+        const bool device = w == detail::Where::device;
+        if (w == detail::Where::mixed)
+            c.invalid("A, d, e, tauq, taup and info must all be host memory or all device memory");
         if (device && opts.backend == Backend::cpu) c.invalid("the cpu backend needs host memory, got device pointers");
         if (device || opts.backend == Backend::cuda) {
             if (!cuda::device_available())

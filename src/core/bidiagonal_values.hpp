@@ -83,34 +83,91 @@ BATCHSVD_HD void tgk_counts_below(int m, const R* d, const R* e, R f, const R* x
     }
 }
 
+/// The P points of one bisection step, x[1..P] between x[0] = lo (or pivmin) and x[P + 1] = hi,
+/// filled by midpoints: geometric means (they reach tiny values in O(log(log range)) steps)
+/// while the bracket spans more than a factor 8, then arithmetic. False when the bracket is
+/// done: within 2u relatively, below pivmin, or too narrow for its midpoint to fall inside.
+template <int P, class R> BATCHSVD_HD bool split_bracket(R lo, R hi, R pivmin, R* x) {
+    constexpr R u = precision<R>::unit_roundoff;
+    if (hi - lo <= 2 * u * hi || hi <= pivmin) return false;
+    x[0] = std::fmax(lo, pivmin);
+    x[P + 1] = hi;
+    const bool geometric = hi > 8 * x[0];
+    if (!geometric) x[0] = lo;
+    for (int step = (P + 1) / 2; step >= 1; step /= 2)
+        for (int i = step; i <= P; i += 2 * step) {
+            const R a = x[i - step], b = x[i + step];
+            x[i] = geometric ? std::sqrt(a) * std::sqrt(b) : a + (b - a) / 2;
+        }
+    const R mid = x[(P + 1) / 2];
+    return mid > lo && mid < hi;
+}
+
+/// The new bracket from the counts c[p] below x[p + 1]: the first point whose count exceeds
+/// target (sigma >= x <=> count(x) <= target), and the one before.
+template <int P, class R> BATCHSVD_HD void narrow_bracket(const R* x, const int* c, int target, R& lo, R& hi) {
+    int j = 0;
+    while (j < P && c[j] <= target) ++j;
+    if (j > 0) lo = std::fmax(lo, x[j]);
+    if (j < P) hi = std::fmin(hi, x[j + 1]);
+}
+
+}  // namespace bidiagonal_detail
+
+/// Where the bisection of an n x n bidiagonal (or of one unreduced block of it) starts: the
+/// power of two 2^k that scales its largest entry to [1/2, 1) (clamped to the normal powers of
+/// two: a largest entry >= 2^max_pow2 lands in [1, 2), a subnormal one below 1/2), the
+/// Gershgorin bound of its scaled TGK, and how many singular values are exactly zero (one for
+/// each unreduced block with an exactly zero diagonal entry, 1 x 1 blocks included).
+/// block_singular_values takes it of one block, bidiagonal_value_at of the whole matrix.
+template <class R> struct BidiagonalBracket {
+    int k = 0;
+    R bound = 0;
+    int zeros = 0;
+};
+
+template <class R> BATCHSVD_HD BidiagonalBracket<R> bidiagonal_bracket(int n, const R* d, const R* e) {
+    BidiagonalBracket<R> b;
+    R amax = 0;
+    bool singular = false;  // the current unreduced block has a zero diagonal entry
+    for (int i = 0; i < n; ++i) {
+        amax = std::fmax(amax, std::fabs(d[i]));
+        if (i + 1 < n) amax = std::fmax(amax, std::fabs(e[i]));
+        singular = singular || d[i] == R(0);
+        if (i + 1 == n || e[i] == R(0)) {  // the block ends at row i
+            b.zeros += singular ? 1 : 0;
+            singular = false;
+        }
+    }
+    if (amax == R(0)) return b;
+    int k = -(std::ilogb(amax) + 1);
+    constexpr int top = bidiagonal_detail::range<R>::max_pow2;
+    b.k = k > top ? top : k < -top ? -top : k;
+    const R f = std::ldexp(R(1), b.k);
+    R prev = 0;
+    for (int i = 0; i < n; ++i) {
+        const R bd = std::fabs(d[i]) * f;
+        const R be = i + 1 < n ? std::fabs(e[i]) * f : R(0);
+        b.bound = std::fmax(b.bound, std::fmax(prev + bd, bd + be));
+        prev = be;
+    }
+    return b;
+}
+
+namespace bidiagonal_detail {
+
 /// Values, descending up to ties within the final intervals, of the unreduced block of m >= 2
 /// rows (e[0..m-1) nonzero), written to s[0..m); s also holds lower bounds meanwhile. Each step
 /// counts at P = 2^L - 1 points splitting the bracket into P + 1 equal parts (geometrically
 /// where it spans more than a factor 8), so a step narrows it by P + 1 for one pass.
 template <int P, class R> BATCHSVD_HD void block_singular_values(int m, const R* d, const R* e, R* s) {
     static_assert(P >= 1 && ((P + 1) & P) == 0, "P = 2^L - 1");
-    constexpr R u = precision<R>::unit_roundoff;
     const R pivmin = tgk_pivmin<R>();
-    R amax = 0;
-    bool singular = false;
-    for (int i = 0; i < m; ++i) {
-        amax = std::fmax(amax, std::fabs(d[i]));
-        singular = singular || d[i] == R(0);
-        if (i + 1 < m) amax = std::fmax(amax, std::fabs(e[i]));
-    }
-    // Scale by 2^k so that the largest entry is in [1/2, 1); k is clamped to the range of
-    // normal powers of two (largest entry >= 2^max_pow2: [1, 2); subnormal: below 1/2).
-    int k = -(std::ilogb(amax) + 1);
-    k = k > range<R>::max_pow2 ? range<R>::max_pow2 : k < -range<R>::max_pow2 ? -range<R>::max_pow2 : k;
-    const R f = std::ldexp(R(1), k);
-    // Gershgorin bound on the scaled TGK: rows |b_{i-1}| + |b_i|.
-    R bound = 0, prev = 0;
-    for (int i = 0; i < m; ++i) {
-        const R bd = std::fabs(d[i]) * f;
-        const R be = i + 1 < m ? std::fabs(e[i]) * f : R(0);
-        bound = std::fmax(bound, std::fmax(prev + bd, bd + be));
-        prev = be;
-    }
+    // Scaled by 2^k so that the largest entry is in [1/2, 1); bound: Gershgorin on the scaled TGK.
+    const BidiagonalBracket<R> br = bidiagonal_bracket<R>(m, d, e);
+    const bool singular = br.zeros > 0;
+    const int k = br.k;
+    const R f = std::ldexp(R(1), k), bound = br.bound;
     for (int j = 0; j < m; ++j) s[j] = 0;  // lower bounds of the values not yet found
     const int found = singular ? m - 1 : m;  // a singular block's last value is exactly 0
     R hi_next = 2 * bound;                   // every value is below it
@@ -120,29 +177,11 @@ template <int P, class R> BATCHSVD_HD void block_singular_values(int m, const R*
         R lo = s[r], hi = hi_next;
         hi_next = hi;  // an upper bound of sigma_{r+1}: the least x seen with count(x) >= target
         for (;;) {
-            if (hi - lo <= 2 * u * hi || hi <= pivmin) break;
-            // x[1..P] = the points, between x[0] = lo (or pivmin) and x[P + 1] = hi, filled by
-            // midpoints: geometric means (they reach tiny values in O(log(log range)) steps)
-            // while the bracket spans more than a factor 8, then arithmetic.
             R x[P + 2];
-            x[0] = std::fmax(lo, pivmin);
-            x[P + 1] = hi;
-            const bool geometric = hi > 8 * x[0];
-            if (!geometric) x[0] = lo;
-            for (int step = (P + 1) / 2; step >= 1; step /= 2)
-                for (int i = step; i <= P; i += 2 * step) {
-                    const R a = x[i - step], b = x[i + step];
-                    x[i] = geometric ? std::sqrt(a) * std::sqrt(b) : a + (b - a) / 2;
-                }
-            const R mid = x[(P + 1) / 2];
-            if (!(mid > lo && mid < hi)) break;
+            if (!split_bracket<P>(lo, hi, pivmin, x)) break;
             int c[P];
             tgk_counts_below<P>(m, d, e, f, x + 1, c, pivmin);
-            // The new bracket: the first point whose count exceeds target, and the one before.
-            int j = 0;
-            while (j < P && c[j] <= target) ++j;
-            if (j > 0) lo = std::fmax(lo, x[j]);
-            if (j < P) hi = std::fmin(hi, x[j + 1]);
+            narrow_bracket<P>(x, c, target, lo, hi);
             for (int p = 0; p < P; ++p) {
                 const R xp = x[p + 1];
                 if (c[p] >= target) hi_next = std::fmin(hi_next, xp);
@@ -191,44 +230,6 @@ template <class R> BATCHSVD_HD void bidiagonal_singular_values(int n, const R* d
     }
 }
 
-/// What bidiagonal_value_at needs of the whole n x n matrix, computed once: the power of two
-/// 2^k that scales its largest entry to [1/2, 1) (clamped as in block_singular_values), the
-/// Gershgorin bound of its scaled TGK, and how many singular values are exactly zero (one for
-/// each unreduced block with an exactly zero diagonal entry, 1 x 1 blocks included).
-template <class R> struct BidiagonalBracket {
-    int k = 0;
-    R bound = 0;
-    int zeros = 0;
-};
-
-template <class R> BATCHSVD_HD BidiagonalBracket<R> bidiagonal_bracket(int n, const R* d, const R* e) {
-    using bidiagonal_detail::range;
-    BidiagonalBracket<R> b;
-    R amax = 0;
-    bool singular = false;  // the current unreduced block has a zero diagonal entry
-    for (int i = 0; i < n; ++i) {
-        amax = std::fmax(amax, std::fabs(d[i]));
-        if (i + 1 < n) amax = std::fmax(amax, std::fabs(e[i]));
-        singular = singular || d[i] == R(0);
-        if (i + 1 == n || e[i] == R(0)) {  // the block ends at row i
-            b.zeros += singular ? 1 : 0;
-            singular = false;
-        }
-    }
-    if (amax == R(0)) return b;
-    int k = -(std::ilogb(amax) + 1);
-    b.k = k > range<R>::max_pow2 ? range<R>::max_pow2 : k < -range<R>::max_pow2 ? -range<R>::max_pow2 : k;
-    const R f = std::ldexp(R(1), b.k);
-    R prev = 0;
-    for (int i = 0; i < n; ++i) {
-        const R bd = std::fabs(d[i]) * f;
-        const R be = i + 1 < n ? std::fabs(e[i]) * f : R(0);
-        b.bound = std::fmax(b.bound, std::fmax(prev + bd, bd + be));
-        prev = be;
-    }
-    return b;
-}
-
 /// The singular value of index r (0: the largest) of the n x n upper bidiagonal matrix (d, e),
 /// alone, by bisection on the Sturm count of the whole matrix's TGK: the GPU's form, one
 /// value a thread. The same steps, points and stopping rule as bidiagonal_singular_values,
@@ -240,32 +241,17 @@ template <class R> BATCHSVD_HD BidiagonalBracket<R> bidiagonal_bracket(int n, co
 template <int P, class R>
 BATCHSVD_HD R bidiagonal_value_at(int n, const R* d, const R* e, int r, const BidiagonalBracket<R>& br) {
     static_assert(P >= 1 && ((P + 1) & P) == 0, "P = 2^L - 1");
-    constexpr R u = precision<R>::unit_roundoff;
     if (r >= n - br.zeros || br.bound == R(0)) return R(0);
     const R pivmin = bidiagonal_detail::tgk_pivmin<R>();
     const R f = std::ldexp(R(1), br.k);
     const int target = n - 1 - r;  // sigma_r >= x  <=>  count(x) <= target
     R lo = 0, hi = 2 * br.bound;
     for (;;) {
-        if (hi - lo <= 2 * u * hi || hi <= pivmin) break;
         R x[P + 2];
-        x[0] = std::fmax(lo, pivmin);
-        x[P + 1] = hi;
-        const bool geometric = hi > 8 * x[0];
-        if (!geometric) x[0] = lo;
-        for (int step = (P + 1) / 2; step >= 1; step /= 2)
-            for (int i = step; i <= P; i += 2 * step) {
-                const R a = x[i - step], b = x[i + step];
-                x[i] = geometric ? std::sqrt(a) * std::sqrt(b) : a + (b - a) / 2;
-            }
-        const R mid = x[(P + 1) / 2];
-        if (!(mid > lo && mid < hi)) break;
+        if (!bidiagonal_detail::split_bracket<P>(lo, hi, pivmin, x)) break;
         int c[P];
         bidiagonal_detail::tgk_counts_below<P>(n, d, e, f, x + 1, c, pivmin);
-        int j = 0;
-        while (j < P && c[j] <= target) ++j;
-        if (j > 0) lo = std::fmax(lo, x[j]);
-        if (j < P) hi = std::fmin(hi, x[j + 1]);
+        bidiagonal_detail::narrow_bracket<P>(x, c, target, lo, hi);
     }
     return std::ldexp(lo + (hi - lo) / 2, -br.k);
 }

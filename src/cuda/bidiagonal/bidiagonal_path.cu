@@ -90,6 +90,17 @@ template <class DT, bool Values> void launch_gebrd(const BrdParams<DT>& p, BrdSt
     }
 }
 
+/// Where the blocks keep op(A): shared memory where it fits, else A itself where allowed (gebrd
+/// of a tall or square matrix), else a workspace, allocated into `work` and set in p.work.
+template <class DT>
+BrdStorage working_storage(BrdParams<DT>& p, bool in_place_allowed, DeviceBuffer<DT>& work, cudaStream_t stream) {
+    if (brd_in_smem<DT>(p.M, p.N)) return BrdStorage::shared;
+    if (in_place_allowed && !p.transpose) return BrdStorage::in_place;
+    work = DeviceBuffer<DT>(std::size_t(p.batch) * std::size_t(p.M) * std::size_t(p.N), stream);
+    p.work = work.get();
+    return BrdStorage::workspace;
+}
+
 template <class T> BrdParams<device_scalar_t<T>> brd_params(index_t m, index_t n, index_t batch, const T* a, index_t lda, index_t stride_a, int* info) {
     using DT = device_scalar_t<T>;
     BrdParams<DT> p{};
@@ -137,17 +148,7 @@ void gebrd_device(index_t m, index_t n, index_t batch, MatrixBatch<T> a, Bidiago
     p.taup = reinterpret_cast<DT*>(out.taup);
     p.vstride = out.stride;
     DeviceBuffer<DT> work;
-    BrdStorage storage = BrdStorage::shared;
-    if (!brd_in_smem<DT>(p.M, p.N)) {
-        if (!p.transpose) {
-            storage = BrdStorage::in_place;
-        } else {
-            storage = BrdStorage::workspace;
-            work = DeviceBuffer<DT>(std::size_t(batch) * std::size_t(p.M) * std::size_t(p.N), stream);
-            p.work = work.get();
-        }
-    }
-    launch_gebrd<DT, false>(p, storage, stream);
+    launch_gebrd<DT, false>(p, working_storage(p, true, work, stream), stream);
 }
 
 template <class T>
@@ -169,23 +170,24 @@ void gebrd_host(index_t m, index_t n, index_t batch, MatrixBatch<T> a, Bidiagona
         dtp(out.taup ? std::size_t(nv) : 0, stream);
     DeviceBuffer<R> dd(std::size_t(nv), stream), de(out.e && k > 1 ? std::size_t(nv) : 0, stream);
     DeviceBuffer<int> dinfo(std::size_t(batch), stream);
-    const auto in = [&](void* dst, const void* src, index_t count, std::size_t size) {
+    const auto copy = [&](void* dst, const void* src, index_t count, std::size_t size) {
         if (count > 0) copy_async(dst, src, std::size_t(count) * size, stream, opts.threads);
     };
-    in(da.get(), a.data, na, sizeof(T));
-    // (the vectors' gaps between matrices: copied in so that they survive the copy back)
-    in(dd.get(), out.d, nv, sizeof(R));
-    if (de.get()) in(de.get(), out.e, nv - 1, sizeof(R));
-    if (dtq.get()) in(dtq.get(), out.tauq, nv, sizeof(T));
-    if (dtp.get()) in(dtp.get(), out.taup, nv, sizeof(T));
+    copy(da.get(), a.data, na, sizeof(T));
+    if (batch > 1 && out.stride > k) {  // gaps between the vectors: copied in so that they survive the copy back
+        copy(dd.get(), out.d, nv, sizeof(R));
+        if (de.get()) copy(de.get(), out.e, nv - 1, sizeof(R));
+        if (dtq.get()) copy(dtq.get(), out.tauq, nv, sizeof(T));
+        if (dtp.get()) copy(dtp.get(), out.taup, nv, sizeof(T));
+    }
     gebrd_device<T>(m, n, batch, MatrixBatch<T>{da.get(), a.ld, a.stride},
                     BidiagonalBatch<T>{dd.get(), de.get(), dtq.get(), dtp.get(), out.stride}, dinfo.get(), opts);
-    in(a.data, da.get(), na, sizeof(T));
-    in(out.d, dd.get(), nv, sizeof(R));
-    if (de.get()) in(out.e, de.get(), nv - 1, sizeof(R));
-    if (dtq.get()) in(out.tauq, dtq.get(), nv, sizeof(T));
-    if (dtp.get()) in(out.taup, dtp.get(), nv, sizeof(T));
-    in(info, dinfo.get(), batch, sizeof(int));
+    copy(a.data, da.get(), na, sizeof(T));
+    copy(out.d, dd.get(), nv, sizeof(R));
+    if (de.get()) copy(out.e, de.get(), nv - 1, sizeof(R));
+    if (dtq.get()) copy(out.tauq, dtq.get(), nv, sizeof(T));
+    if (dtp.get()) copy(out.taup, dtp.get(), nv, sizeof(T));
+    copy(info, dinfo.get(), batch, sizeof(int));
     BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -203,13 +205,7 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     p.e = de.get() + std::size_t(batch) * std::size_t(N);
     p.vstride = N;
     DeviceBuffer<DT> work;
-    BrdStorage storage = BrdStorage::shared;
-    if (!brd_in_smem<DT>(p.M, p.N)) {
-        storage = BrdStorage::workspace;
-        work = DeviceBuffer<DT>(std::size_t(batch) * std::size_t(p.M) * std::size_t(N), stream);
-        p.work = work.get();
-    }
-    launch_gebrd<DT, true>(p, storage, stream);
+    launch_gebrd<DT, true>(p, working_storage(p, false, work, stream), stream);
     const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
     const std::size_t smem = 2 * std::size_t(N) * sizeof(R);
     const int points = bisection_points();

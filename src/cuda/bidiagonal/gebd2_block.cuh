@@ -25,18 +25,17 @@ template <class T, int Threads> struct Gebd2Shared {
 
 namespace detail {
 
-/// ||x|| over len entries (stride inc) by the block, from squares scaled by 2^-ilogb(max).
-template <int Threads, class T>
-__device__ core::real_of_t<T> block_scaled_norm(const T* x, int inc, int len, core::real_of_t<T>* red) {
-    using R = core::real_of_t<T>;
-    R pmax = 0;
-    for (int i = threadIdx.x; i < len; i += Threads) pmax = fmax(pmax, core::abs_of(x[index_t(i) * inc]));
-    const R tmax = block_max<Threads>(pmax, red);
-    if (!(tmax > 0)) return 0;
-    const int e = ilogb(tmax);
-    R part = 0;
-    for (int i = threadIdx.x; i < len; i += Threads) part += core::abs2(scale_pow2(x[index_t(i) * inc], -e));
-    return scalbn(sqrt(block_sum<Threads>(part, red)), e);
+/// Thread 0's part of a step: the reflector of (alpha; x) from tail = ||x||, its tau stored
+/// (where asked) and the reflector shared with the block (sh); returns beta.
+template <class T, int Threads>
+__device__ core::real_of_t<T> share_reflector(const T& alpha, core::real_of_t<T> tail, T* tau, int i,
+                                              Gebd2Shared<T, Threads>& sh) {
+    const Reflector<T> h = householder_reflector(alpha, tail);
+    if (tau) tau[i] = h.tau;
+    sh.skip = h.identity;
+    sh.tau = h.tau;
+    sh.inv = h.inv;
+    return h.beta;
 }
 
 /// Lanes a column for the left update of a column of len entries: each lane about 8 entries,
@@ -65,13 +64,9 @@ __device__ void gebd2_block(T* W, int ldw, int M, int N, core::real_of_t<T>* d, 
         const int len = M - i;
         const R tail = detail::block_scaled_norm<Threads>(x + 1, 1, len - 1, sh.red);
         if (tid == 0) {
-            const detail::Reflector<T> h = detail::householder_reflector(x[0], tail);
-            if (tauq) tauq[i] = h.tau;
-            d[i] = h.beta;
-            sh.skip = h.identity;
-            sh.tau = h.tau;
-            sh.inv = h.inv;
-            x[0] = T(h.beta);
+            const R beta = detail::share_reflector(x[0], tail, tauq, i, sh);
+            d[i] = beta;
+            x[0] = T(beta);
         }
         __syncthreads();
         if (!sh.skip) {
@@ -114,12 +109,7 @@ __device__ void gebd2_block(T* W, int ldw, int M, int N, core::real_of_t<T>* d, 
         }
         const R rtail = detail::block_scaled_norm<Threads>(y + ldw, ldw, rlen - 1, sh.red);
         if (tid == 0) {
-            const detail::Reflector<T> h = detail::householder_reflector(y[0], rtail);
-            if (taup) taup[i] = h.tau;
-            e[i] = h.beta;
-            sh.skip = h.identity;
-            sh.tau = h.tau;
-            sh.inv = h.inv;
+            e[i] = detail::share_reflector(y[0], rtail, taup, i, sh);
             y[0] = T(R(1));  // the reflector's head, read by the update below
         }
         __syncthreads();

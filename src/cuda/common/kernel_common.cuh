@@ -235,6 +235,24 @@ template <class T> __device__ __forceinline__ T scale_pow2(const T& x, int e) {
     else return scalbn(x, e);
 }
 
+/// ||x|| over len entries (stride inc) by a block of Threads threads, from squares scaled by a
+/// power of two near the largest entry (as LAPACK's nrm2): rank deficiency leaves columns of
+/// rounding noise of rounding noise (1e-26 in float, 1e-160 in double) whose plain squares
+/// underflow, and a Householder tail norm that does not match the tail makes the reflector
+/// non-unitary. red as for block_sum. Every thread gets it.
+template <int Threads, class T>
+__device__ core::real_of_t<T> block_scaled_norm(const T* x, int inc, int len, core::real_of_t<T>* red) {
+    using R = core::real_of_t<T>;
+    R pmax = 0;
+    for (int i = threadIdx.x; i < len; i += Threads) pmax = fmax(pmax, core::abs_of(x[index_t(i) * inc]));
+    const R tmax = block_max<Threads>(pmax, red);
+    if (!(tmax > 0)) return 0;
+    const int e = ilogb(tmax);
+    R part = 0;
+    for (int i = threadIdx.x; i < len; i += Threads) part += core::abs2(scale_pow2(x[index_t(i) * inc], -e));
+    return scalbn(sqrt(block_sum<Threads>(part, red)), e);
+}
+
 /// Power-of-two scaling exponent of a matrix whose largest |entry| is amax: 0 when amax is
 /// within [2^-scale_exp_low, 2^scale_exp] (or 0), else -ilogb(amax), which brings it to [1, 2).
 template <class R> __device__ __forceinline__ int scale_exponent(R amax) {

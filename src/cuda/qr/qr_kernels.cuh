@@ -53,20 +53,7 @@ __device__ void householder_qr_block(T* W, int M, int N, T* tau, core::real_of_t
     for (int j = 0; j < N; ++j) {
         T* x = W + j + index_t(j) * M;
         const int len = M - j;
-        // The tail's norm from squares scaled by a power of two near its largest entry (as
-        // LAPACK's nrm2): rank deficiency leaves columns of rounding noise of rounding noise
-        // (1e-26 in float, 1e-160 in double) whose plain squares underflow, and a tail norm
-        // that does not match the tail makes H non-unitary.
-        R pmax = 0;
-        for (int i = 1 + tid; i < len; i += kQrThreads) pmax = fmax(pmax, core::abs_of(x[i]));
-        const R tmax = detail::block_max<kQrThreads>(pmax, red);
-        R tail = 0;
-        if (tmax > 0) {
-            const int e = ilogb(tmax);
-            R part = 0;
-            for (int i = 1 + tid; i < len; i += kQrThreads) part += core::abs2(detail::scale_pow2(x[i], -e));
-            tail = scalbn(sqrt(detail::block_sum<kQrThreads>(part, red)), e);
-        }
+        const R tail = detail::block_scaled_norm<kQrThreads>(x + 1, 1, len - 1, red);
         if (tid == 0) {
             const detail::Reflector<T> h = detail::householder_reflector(x[0], tail);
             tau[j] = h.tau;
