@@ -17,8 +17,15 @@
 // followed by the HSVD of G: relative accuracy for the graded matrices A = D B D, D diagonal
 // and B well conditioned, where LAPACK's ?syevd loses the small eigenvalues.
 //
-// This version runs on the CPU backend (host memory); the CUDA backend does not yet take
-// these calls (ErrorCode::backend_unavailable for device pointers or Backend::cuda).
+// Backends, as gesvd's: host memory runs on the CPU backend unless opts.backend is
+// Backend::cuda (then through device copies), device memory on the CUDA backend (every pointer,
+// the signatures included, in device memory; mixed memory is invalid_argument). On the GPU,
+// hsvd takes G that a team of 6 to 32 lanes holds in registers with one or two rows a lane (at
+// most 32 columns, and fewer rows and columns in double and complex precision), and
+// eigh_indefinite the orders whose square G it takes (to 32; complex128 16); other shapes, and
+// the singular matrices of eigh_indefinite (0 < rank < n), run on the CPU backend through host
+// copies. A device call reads the signatures back to check them and synchronises the stream
+// (eigh_indefinite: to find the singular matrices); docs/hyperbolic.md.
 #pragma once
 
 #include "batchsvd/batchsvd.hpp"
@@ -50,8 +57,10 @@ struct SignatureBatch {
 ///   v:      output n x n per matrix (V, not V^{-1} = J' V^H J); ignored unless opts.compute_v.
 ///   info:   per-matrix status (above).
 /// Options used: compute_u, compute_v, tol_factor, max_sweeps, threads, sweeps, backend.
-/// A matrix whose signature has one sign is an SVD: it gets gesvd's algorithm, results and
-/// status (J' all +1 or all -1; a zero singular value is then not an error).
+/// A matrix whose signature has one sign is an SVD: on the CPU it gets gesvd's algorithm,
+/// results and status (J' all +1 or all -1; a zero singular value is then not an error); on the
+/// GPU the same kernel with trigonometric rotations only (the SVD to its accuracy, not gesvd's
+/// bits; a column that vanishes is info_rank_deficient).
 template <class T>
 void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
           index_t s_stride, int* j_out, index_t j_out_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,

@@ -2,8 +2,8 @@
 batchsvd.eigh_indefinite), on the CPU backend.
 
 Inputs are anything ``numpy.asarray`` reads (NumPy arrays, CPU PyTorch tensors, ...); results
-are NumPy arrays. CUDA arrays are refused with a TypeError: these functions do not run on the
-GPU yet.
+are NumPy arrays. CUDA arrays are refused with a TypeError: from Python these functions take
+host arrays (the C++ API also runs them on the GPU, from device memory).
 """
 from __future__ import annotations
 

@@ -150,6 +150,23 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     return r;
 }
 
+/// jacobi_rotation by the host's IEEE formulas on the device too: where the angle itself is
+/// used, not only the rotation's orthogonality. The eigenvalues of a 2 x 2 pivot of the
+/// J-factorisation, a - t c and b + t c, are exact only for the exact t; the device form's
+/// t (to about 2^-39) left eigenvalues of graded matrices off by 1e-12 (H100, 2026-11-28).
+template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation_ieee(R a, R b, R c) {
+    constexpr R eps = 2 * precision<R>::unit_roundoff;
+    const R small = std::sqrt(eps);
+    const R large = std::sqrt(2 / eps);
+    const R ct2 = (b - a) / (2 * c);
+    const R act2 = std::fabs(ct2);
+    const R act = act2 >= large ? 2 * act2 : act2 < small ? act2 + 1 : act2 + std::sqrt(std::fma(ct2, ct2, R(1)));
+    Rotation<R> r;
+    r.t = std::copysign(R(1) / act, ct2);
+    r.cs = act >= large ? R(1) : act * (R(1) / std::sqrt(std::fma(act, act, R(1))));
+    return r;
+}
+
 /// The real rotation x' = cs (x - t y), y' = cs (y + t x) as three shears (Paeth):
 ///     x -= h y,   y += s x,   x -= h y,   s = t cs = sin(phi),   h = s / (1 + cs) = tan(phi / 2),
 /// three FMAs in place where the product form takes two FMAs, two products and a temporary.

@@ -81,6 +81,12 @@ template <class T> struct JacobiParams {
     TeamLayout layout;
     R tol;
     int max_sweeps;
+    // The hyperbolic SVD (warp kernel's hyperbolic form): the signatures (+1 / -1, jsig_stride
+    // apart; stride 0: one for every matrix) and the output signatures (may be null).
+    const int* jsig = nullptr;
+    index_t jsig_stride = 0;
+    int* jout = nullptr;
+    index_t jout_stride = 0;
 };
 
 namespace detail {

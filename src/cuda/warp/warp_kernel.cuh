@@ -39,6 +39,8 @@
 #include "cuda/common/finalize.cuh"
 #include "cuda/common/kernel_common.cuh"
 #include "cuda/common/pair_rotation.cuh"
+#include "cuda/hyperbolic/hsvd_finalize.cuh"
+#include "cuda/hyperbolic/hyperbolic_pair.cuh"
 
 namespace batchsvd::cuda {
 
@@ -118,6 +120,12 @@ template <class T, int NC, int RPL> __host__ __device__ constexpr int warp_min_b
 /// (the three shears' h, s for real T, tw, cs for complex T; the identity for a pair that
 /// does not rotate).
 template <class T> using WarpRotation = detail::AppliedRotation<T>;
+
+/// The published record of the kernel's hyperbolic form (the hyperbolic SVD: a pair of
+/// opposite signs takes a hyperbolic rotation, hyperbolic_pair.cuh: the same shears for real
+/// types, a ScaledPairUpdate for complex ones), and of either form.
+template <class T, bool Hyp>
+using WarpRecord = std::conditional_t<Hyp, detail::SignedRecord<T>, WarpRotation<T>>;
 
 /// Shared memory of the per-step sums of one team: the partial dot products (P rows, each two
 /// halves of PH values of T: lane k + h P writes position h PH + k) and partial squared norms
@@ -308,12 +316,12 @@ __device__ __forceinline__ void team_pair_sums(const T (&W)[RPL][NC], T* c_rows,
 
 /// What the steps of one team share: its shared memory, lane, limits, the squared norms of its
 /// pair, and the progress counters the steps update.
-template <class T> struct WarpTeam {
+template <class T, class Rec = WarpRotation<T>> struct WarpTeam {
     using R = core::real_of_t<T>;
     T* c_rows;
     R* n_rows;
     WarpSums ws;
-    WarpRotation<T>* rot;  ///< rotations of two consecutive steps
+    Rec* rot;              ///< rotations of two consecutive steps
     core::Tolerance<R> tol;
     long long max_steps;
     int lane;
@@ -324,6 +332,9 @@ template <class T> struct WarpTeam {
     long long steps = 0;   ///< steps done
     int quiet = 0;         ///< consecutive steps without a rotation
     bool converged = false;
+    int n_cols = 0;        ///< hyperbolic form: N, the columns with j = +1 (the first npos),
+    int npos = 0;          ///< and the status (info_no_hyperbolic_rotation stops the sweeps)
+    int status = 0;
 };
 
 /// Step J after the last register move of one team: sums, rotations, application. Returns
@@ -339,8 +350,13 @@ template <class T> struct WarpTeam {
 /// slot q - 1 of the next (core::round_robin_slot), so pair k's first column comes from pair k +
 /// 1's first (pair P - 1's second for the last pair) and its second from pair k - 1's second (pair
 /// 1's first for pair 0); slot 0 stays.
-template <int NC, int RPL, int J, class T>
-__device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
+///
+/// In the hyperbolic form (Hyp) the pair's columns are known from the step count (slot q of
+/// step s holds core::round_robin_slot(NC, s, q)), so a pair of one column with j = +1 and one
+/// with j = -1 (the first npos columns and the others) takes the hyperbolic rotation; every
+/// record is then a ScaledPairUpdate.
+template <int NC, int RPL, int J, bool Hyp, class T>
+__device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T, WarpRecord<T, Hyp>>& t) {
     using R = core::real_of_t<T>;
     const int lane = t.lane;
     const unsigned mask = t.tl.mask;
@@ -352,61 +368,97 @@ __device__ __forceinline__ bool warp_step(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<
     // (gram_rotation computes the rotation before the test's outcome, on stand-ins for a pair
     // with a zero column or an exact zero dot product, as padding columns when N < NC: the
     // FP64 slow paths of 0 / 0 and sqrt(0) cost 20% at 10 x 10 and 18 x 18.)
-    const GramRotation<T> rot = gram_rotation<T>(na, nb, c, t.tol);
-    const bool turn = rot.on;
-    // (A pair that does not turn has tw = 0, cs = 1: its applied form is the identity.)
-    const WarpRotation<T> mine = applied_rotation(rot.tw, rot.cs);
+    using Rec = WarpRecord<T, Hyp>;
+    Rec mine;
+    bool turn, reliable, undefined = false;
+    R rna, rnb;  // the pair's new squared norms (na, nb when it does not turn)
+    if constexpr (Hyp) {
+        const int kk = lane % P, s = int(t.steps % (NC - 1));
+        const int ci = core::round_robin_slot(NC, s, kk), cj = core::round_robin_slot(NC, s, NC - 1 - kk);
+        const bool mixed = ci < t.n_cols && cj < t.n_cols && ((ci < t.npos) != (cj < t.npos));
+        const SignedRotation<T> rot = signed_rotation<T>(na, nb, c, mixed, t.tol);
+        mine = rot.up;
+        turn = rot.on;
+        reliable = rot.reliable;
+        undefined = rot.undefined;
+        rna = rot.na;
+        rnb = rot.nb;
+    } else {
+        const GramRotation<T> rot = gram_rotation<T>(na, nb, c, t.tol);
+        turn = rot.on;
+        // (A pair that does not turn has tw = 0, cs = 1: its applied form is the identity.)
+        mine = applied_rotation(rot.tw, rot.cs);
+        reliable = rot.reliable;
+        rna = rot.na;
+        rnb = rot.nb;
+    }
     // Buffer by the parity of the step: the one written now was last read two steps ago,
     // before the last __syncwarp.
-    WarpRotation<T>* buf = t.rot + (t.steps & 1) * P;
+    Rec* buf = t.rot + (t.steps & 1) * P;
     if (lane < P) buf[lane] = mine;
     const bool any = __any_sync(mask, turn);
     __syncwarp(mask);
     if (any) {  // uniform over the team; the pairs that do not turn apply the identity
 #pragma unroll
         for (int k = 0; k < P; ++k) {
-            const WarpRotation<T> rk = buf[k];
+            const Rec rk = buf[k];
+            if constexpr (Hyp) {
 #pragma unroll
-            for (int e = 0; e < RPL; ++e)
-                apply_rotation(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
-            if (t.need_v) apply_rotation(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
+                for (int e = 0; e < RPL; ++e)
+                    apply_signed(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk);
+                if (t.need_v) apply_signed(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk);
+            } else {
+#pragma unroll
+                for (int e = 0; e < RPL; ++e)
+                    apply_rotation(W[e][slot<NC>(k, J)], W[e][slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
+                if (t.need_v) apply_rotation(V[slot<NC>(k, J)], V[slot<NC>(NC - 1 - k, J)], rk.a, rk.b);
+            }
         }
     }
     if constexpr (track) {
         // The norms of the next step's pair (rot.na, rot.nb are na, nb when it did not turn).
-        const bool lost = __any_sync(mask, !rot.reliable);
+        const bool lost = __any_sync(mask, !reliable);
         const int k = lane % P;
         R first_next, second_prev;  // pair k + 1's first, pair k - 1's second
         if constexpr ((NC & (NC - 1)) == 0) {
-            first_next = __shfl_down_sync(mask, rot.na, 1, P);
-            second_prev = __shfl_up_sync(mask, rot.nb, 1, P);
+            first_next = __shfl_down_sync(mask, rna, 1, P);
+            second_prev = __shfl_up_sync(mask, rnb, 1, P);
         } else {  // the same within each half of the team (lanes h P .. h P + P - 1)
             const int h0 = lane - k;
-            first_next = team_shfl(rot.na, h0 + (k + 1 < P ? k + 1 : k), t.tl);
-            second_prev = team_shfl(rot.nb, h0 + (k > 0 ? k - 1 : k), t.tl);
+            first_next = team_shfl(rna, h0 + (k + 1 < P ? k + 1 : k), t.tl);
+            second_prev = team_shfl(rnb, h0 + (k > 0 ? k - 1 : k), t.tl);
         }
-        t.a = k == 0 ? rot.na : k == P - 1 ? rot.nb : first_next;
+        t.a = k == 0 ? rna : k == P - 1 ? rnb : first_next;
         t.b = k == 0 ? first_next : second_prev;
         t.exact_in = lost ? 0 : t.exact_in == 0 ? warp_exact_every<NC>() - 1 : t.exact_in - 1;
     }
     ++t.steps;
     t.quiet = any ? 0 : t.quiet + 1;
     t.converged = t.quiet >= NC - 1;
+    if constexpr (Hyp) {
+        if (__any_sync(mask, undefined)) {
+            t.status = info_no_hyperbolic_rotation;
+            return true;
+        }
+    }
     return t.converged || t.steps >= t.max_steps;
 }
 
 /// Steps J .. U - 1 after the last register move; true when the sweeps are over.
-template <int NC, int RPL, int J, int U, class T>
-__device__ __forceinline__ bool warp_steps(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T>& t) {
-    if (warp_step<NC, RPL, J>(W, V, t)) return true;
-    if constexpr (J + 1 < U) return warp_steps<NC, RPL, J + 1, U>(W, V, t);
+template <int NC, int RPL, int J, int U, bool Hyp, class T>
+__device__ __forceinline__ bool warp_steps(T (&W)[RPL][NC], T (&V)[NC], WarpTeam<T, WarpRecord<T, Hyp>>& t) {
+    if (warp_step<NC, RPL, J, Hyp>(W, V, t)) return true;
+    if constexpr (J + 1 < U) return warp_steps<NC, RPL, J + 1, U, Hyp>(W, V, t);
     return false;
 }
 
 }  // namespace detail
 
-/// One team of NC lanes per matrix, RPL rows of W per lane (M <= NC RPL, N <= NC).
-template <class T, int NC, int RPL>
+/// One team of NC lanes per matrix, RPL rows of W per lane (M <= NC RPL, N <= NC). Hyp: the
+/// hyperbolic SVD (one-sided J-orthogonal Jacobi; docs/hyperbolic.md): W = G (m >= n) with its
+/// columns reordered so that J is partitioned (the columns with j = +1 first, each sign in its
+/// input order), the hyperbolic rotation for pairs of opposite signs, and hsvd_finalize.
+template <class T, int NC, int RPL, bool Hyp = false>
 __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     using R = core::real_of_t<T>;
     constexpr int P = NC / 2;
@@ -428,11 +480,31 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     const TeamLayout& L = p.layout;
     const WarpSums ws = warp_sums_layout(NC, sizeof(T), sizeof(R));
     const std::size_t rot_off = warp_rotations_offset(L, NC, sizeof(T), sizeof(R));
-    unsigned char* base =
-        smem_raw + std::size_t(team) * warp_team_bytes(L, NC, sizeof(T), sizeof(R), sizeof(WarpRotation<T>));
-    WarpRotation<T>* rot = reinterpret_cast<WarpRotation<T>*>(base + rot_off);
+    using Rec = WarpRecord<T, Hyp>;
+    unsigned char* base = smem_raw + std::size_t(team) * warp_team_bytes(L, NC, sizeof(T), sizeof(R), sizeof(Rec));
+    Rec* rot = reinterpret_cast<Rec*>(base + rot_off);
     T* c_rows = reinterpret_cast<T*>(base);
     R* n_rows = reinterpret_cast<R*>(base + ws.off_n);
+
+    // ---- hyperbolic form: working column q is the caller's column `source` ------------------
+    // (lane q's): the npos columns with j = +1, then those with j = -1, each in input order.
+    int source = lane, npos = N;
+    if constexpr (Hyp) {
+        const bool neg = lane < N && p.jsig[b * p.jsig_stride + lane] < 0;
+        const unsigned all = N >= 32 ? 0xffffffffu : (1u << N) - 1u;
+        const unsigned neg_bits = (__ballot_sync(mask, neg) >> tl.base) & all;
+        const unsigned pos_bits = all & ~neg_bits;
+        npos = __popc(pos_bits);
+        unsigned bits = lane < npos ? pos_bits : neg_bits;
+        const int nth = lane < npos ? lane : lane - npos;
+        if (lane < N) {
+            for (int i = 0; i < nth; ++i) bits &= bits - 1;  // drop the nth lowest set bits
+            source = __ffs(int(bits)) - 1;
+        }
+    }
+    int src_col[NC];
+#pragma unroll
+    for (int c = 0; c < NC; ++c) src_col[c] = Hyp ? __shfl_sync(mask, source, tl.base + c) : c;
 
     // ---- load: lane l holds rows l + NC e of W = A or A^H ---------------------------------
     T W[RPL][NC];
@@ -446,7 +518,7 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
             const int r = lane + NC * e;
             T x = T(R(0));
             if (r < M && c < N) {
-                x = p.transpose ? core::conj_of(a[c + index_t(r) * p.lda]) : a[r + index_t(c) * p.lda];
+                x = p.transpose ? core::conj_of(a[c + index_t(r) * p.lda]) : a[r + index_t(src_col[c]) * p.lda];
                 bad = bad || !core::is_finite(x);
                 const R ax = core::abs_of(x);
                 amax = ax > amax ? ax : amax;
@@ -456,6 +528,9 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     bad = __any_sync(mask, bad);
     if (bad) {
         write_nonfinite(p, b, lane, NC);
+        if constexpr (Hyp) {
+            if (p.jout && lane < N) p.jout[b * p.jout_stride + lane] = lane < npos ? 1 : -1;
+        }
         return;
     }
     amax = detail::team_max<NC>(amax, lane, tl);
@@ -478,13 +553,15 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     // ---- steps: U at a time between register moves ---------------------------------------
     // `moved`: register moves so far (mod NC - 1); position q then holds column
     // slot(q, moved) (the round robin's slot q of step `moved`, its step 0 being the start).
-    detail::WarpTeam<T> t{c_rows, n_rows, ws, rot, tol, (long long)p.max_sweeps * (NC - 1), lane, tl, need_v};
+    detail::WarpTeam<T, Rec> t{c_rows, n_rows, ws, rot, tol, (long long)p.max_sweeps * (NC - 1), lane, tl, need_v};
+    t.n_cols = N;
+    t.npos = npos;
     detail::zero_sums_padding<NC>(c_rows, n_rows, ws, lane);
     int moved = 0;
     const int k = lane % P;
     const bool publisher = lane < P;
     for (;;) {
-        if (detail::warp_steps<NC, RPL, 0, U>(W, V, t)) break;
+        if (detail::warp_steps<NC, RPL, 0, U, Hyp>(W, V, t)) break;
         // Move the registers U positions along the cycle 1 .. NC - 1: position q takes the
         // column of position slot(q, U).
 #pragma unroll
@@ -542,20 +619,26 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     if (own_col < N) norms[own_col] = own_norm;
     detail::TeamSync sync{mask, true};
     sync();
-    finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done,
-                            scratch, flags, tol.negligible, scale_e, t.converged ? 0 : sweeps, sweeps, lane, NC,
-                            sync);
+    if constexpr (Hyp) {
+        (void)done;
+        (void)scratch;
+        hsvd_finalize(p, b, Ws, ldw, Vs, ldv, norms, norms, rank, source, npos, tol.negligible, scale_e, t.status,
+                      t.converged ? 0 : sweeps, sweeps, lane, NC, sync);
+    } else {
+        finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done, scratch, flags,
+                                tol.negligible, scale_e, t.converged ? 0 : sweeps, sweeps, lane, NC, sync);
+    }
 }
 
 /// The kernel: warp_min_blocks picks the variant with the register cap.
-template <class T, int NC, int RPL>
+template <class T, int NC, int RPL, bool Hyp = false>
 __global__ void __launch_bounds__(kWarpBlockThreads) warp_jacobi_kernel(const JacobiParams<T> p) {
-    warp_jacobi_solve<T, NC, RPL>(p);
+    warp_jacobi_solve<T, NC, RPL, Hyp>(p);
 }
-template <class T, int NC, int RPL>
+template <class T, int NC, int RPL, bool Hyp = false>
 __global__ void __launch_bounds__(kWarpBlockThreads, warp_min_blocks<T, NC, RPL>())
     warp_jacobi_kernel_capped(const JacobiParams<T> p) {
-    warp_jacobi_solve<T, NC, RPL>(p);
+    warp_jacobi_solve<T, NC, RPL, Hyp>(p);
 }
 
 }  // namespace batchsvd::cuda

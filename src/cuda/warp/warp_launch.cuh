@@ -55,6 +55,40 @@ bool try_all(const WarpPlan& wp, const JacobiParams<DT>& p, cudaStream_t stream,
     return (try_row<DT, I>(wp, p, stream, std::make_integer_sequence<int, kWarpMaxRowsPerLane>{}) || ...);
 }
 
+/// The hyperbolic form's instance (NC, RPL) = (6 + 2 i, 1 + j) where
+/// warp_hyperbolic_instance_exists says it exists.
+template <class DT, int NC, int RPL>
+bool try_hyperbolic(int nc, int rpl, JacobiParams<DT> p, cudaStream_t stream) {
+    if constexpr (warp_hyperbolic_instance_exists(NC, RPL, sizeof(DT), core::is_complex_v<DT>)) {
+        if (nc != NC || rpl != RPL) return false;
+        using R = core::real_of_t<DT>;
+        p.layout = team_layout(p.M, p.N, p.need_vw, sizeof(DT), sizeof(R));
+        constexpr int teams = warp_teams_per_block<NC>();
+        const std::size_t smem =
+            std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(DT), sizeof(R), sizeof(WarpRecord<DT, true>));
+        const index_t blocks = (p.batch + teams - 1) / teams;
+        if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: batch too large for one launch");
+        const auto kernel = [] {  // the SVD's register cap where it has one
+            if constexpr (warp_min_blocks<DT, NC, RPL>() > 1) return &warp_jacobi_kernel_capped<DT, NC, RPL, true>;
+            else return &warp_jacobi_kernel<DT, NC, RPL, true>;
+        }();
+        if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
+        kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
+        BATCHSVD_CUDA_CHECK_LAUNCH("warp_jacobi_kernel (hyperbolic)");
+        return true;
+    } else {
+        return false;
+    }
+}
+
+template <class DT, int... I>
+bool try_hyperbolic_all(const WarpPlan& wp, const JacobiParams<DT>& p, cudaStream_t stream,
+                        std::integer_sequence<int, I...>) {
+    return ((try_hyperbolic<DT, 6 + 2 * I, 1>(wp.nc, wp.rpl, p, stream) ||
+             try_hyperbolic<DT, 6 + 2 * I, 2>(wp.nc, wp.rpl, p, stream)) ||
+            ...);
+}
+
 }  // namespace warp_detail
 
 template <class T>
@@ -65,7 +99,16 @@ void launch_warp(const WarpPlan& wp, JacobiParams<device_scalar_t<T>> p, cudaStr
         throw Error(ErrorCode::invalid_argument, "batchsvd: bad warp plan (internal)");
 }
 
+template <class T>
+void launch_warp_hyperbolic(const WarpPlan& wp, JacobiParams<device_scalar_t<T>> p, cudaStream_t stream) {
+    using DT = device_scalar_t<T>;
+    using namespace warp_detail;
+    if (!try_hyperbolic_all<DT>(wp, p, stream, std::make_integer_sequence<int, 14>{}))
+        throw Error(ErrorCode::invalid_argument, "batchsvd: bad hyperbolic warp plan (internal)");
+}
+
 }  // namespace batchsvd::cuda
 
-#define BATCHSVD_WARP_LAUNCH_INSTANTIATE_(T) \
-    template void launch_warp<T>(const WarpPlan&, JacobiParams<device_scalar_t<T>>, cudaStream_t);
+#define BATCHSVD_WARP_LAUNCH_INSTANTIATE_(T)                                                        \
+    template void launch_warp<T>(const WarpPlan&, JacobiParams<device_scalar_t<T>>, cudaStream_t); \
+    template void launch_warp_hyperbolic<T>(const WarpPlan&, JacobiParams<device_scalar_t<T>>, cudaStream_t);

@@ -91,7 +91,21 @@ template <class T> WarpPlan warp_plan(index_t M, index_t N) {
     return wp;
 }
 
-#define BATCHSVD_WARP_INSTANTIATE_(T) template WarpPlan warp_plan<T>(index_t, index_t);
+template <class T> WarpPlan warp_hyperbolic_plan(index_t M, index_t N) {
+    using DT = device_scalar_t<T>;
+    constexpr bool cx = core::is_complex_v<DT>;
+    const WarpPlan svd = warp_plan<T>(M, N);
+    if (svd.fits && warp_hyperbolic_instance_exists(svd.nc, svd.rpl, sizeof(DT), cx)) return svd;
+    for (int nc = std::max(6, int(N + 1) / 2 * 2); nc <= 32; nc += 2) {
+        const int rpl = int((M + nc - 1) / nc);
+        if (warp_hyperbolic_instance_exists(nc, rpl, sizeof(DT), cx)) return {true, nc, rpl};
+    }
+    return {};
+}
+
+#define BATCHSVD_WARP_INSTANTIATE_(T)                          \
+    template WarpPlan warp_plan<T>(index_t, index_t);          \
+    template WarpPlan warp_hyperbolic_plan<T>(index_t, index_t);
 BATCHSVD_WARP_INSTANTIATE_(float)
 BATCHSVD_WARP_INSTANTIATE_(double)
 BATCHSVD_WARP_INSTANTIATE_(std::complex<float>)

@@ -36,8 +36,23 @@ constexpr bool warp_instance_exists(int nc, int rpl, std::size_t tsize, bool com
            (rpl - 1) * nc < 64 && (rpl + 1) * nc * int(tsize / 4) <= warp_max_words(complex);
 }
 
+/// The instances of the kernel's hyperbolic form (the hyperbolic SVD): the SVD's teams (6 to 32
+/// lanes) with one or two rows a lane, where warp_instance_exists.
+constexpr bool warp_hyperbolic_instance_exists(int nc, int rpl, std::size_t tsize, bool complex) {
+    return rpl <= 2 && warp_instance_exists(nc, rpl, tsize, complex);
+}
+
+/// The hyperbolic form's team for an M x N matrix (M >= N): the SVD's choice (warp_plan) where
+/// it has one of at most two rows a lane, else the smallest team that holds the matrix in one
+/// or two rows a lane; fits is false where none does.
+template <class T> WarpPlan warp_hyperbolic_plan(index_t M, index_t N);
+
 /// Launches the warp kernel on p (JacobiParams filled by the caller, team fields unused).
 template <class T>
 void launch_warp(const WarpPlan& wp, JacobiParams<device_scalar_t<T>> p, cudaStream_t stream);
+
+/// Launches the kernel's hyperbolic form (p.jsig set; m >= n) with a plan of warp_hyperbolic_plan.
+template <class T>
+void launch_warp_hyperbolic(const WarpPlan& wp, JacobiParams<device_scalar_t<T>> p, cudaStream_t stream);
 
 }  // namespace batchsvd::cuda

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "cuda/hyperbolic/hyperbolic_path.hpp"
+
+#include <climits>
+
+#include "cuda/common/check.hpp"
+#include "cuda/common/device_buffer.hpp"
+#include "cuda/common/smem_limit.hpp"
+#include "cuda/dispatch_rules.hpp"
+#include "cuda/hyperbolic/eigh_kernels.cuh"
+#include "cuda/warp/warp_path.hpp"
+
+namespace batchsvd::cuda {
+
+namespace {
+
+template <class T> WarpPlan plan_for(index_t m, index_t n) { return warp_hyperbolic_plan<T>(m, n); }
+
+}  // namespace
+
+template <class T> bool hsvd_on_device(index_t m, index_t n) { return m >= n && plan_for<T>(m, n).fits; }
+
+template <class T>
+void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
+                 index_t s_stride, int* j_out, index_t j_out_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
+                 const Options& opts) {
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (batch <= 0) return;
+    if (n == 0) {
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, std::size_t(batch) * sizeof(int), stream));
+        if (opts.sweeps) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, std::size_t(batch) * sizeof(int), stream));
+        return;
+    }
+    const WarpPlan wp = plan_for<T>(m, n);
+    if (!wp.fits) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: no device path for this shape (internal)");
+    auto p = common_params<T>(m, n, batch, g, s, s_stride, u, v, info, opts, opts.compute_v);
+    p.jsig = j.data;
+    p.jsig_stride = j.stride;
+    p.jout = j_out;
+    p.jout_stride = j_out_stride;
+    launch_warp_hyperbolic<T>(wp, p, stream);
+}
+
+template <class T> bool eigh_indefinite_on_device(index_t n) { return hsvd_on_device<T>(n, n); }
+
+template <class T>
+std::vector<index_t> eigh_indefinite_device(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w,
+                                            index_t w_stride, MatrixBatch<T> z, int* info, const Options& opts) {
+    using DT = device_scalar_t<T>;
+    using R = real_t<T>;
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    if (batch <= 0) return {};
+    if (n == 0) {
+        BATCHSVD_CUDA_CHECK(cudaMemsetAsync(info, 0, std::size_t(batch) * sizeof(int), stream));
+        if (opts.sweeps) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, std::size_t(batch) * sizeof(int), stream));
+        return {};
+    }
+    const bool want_z = opts.compute_u;
+    const std::size_t B = std::size_t(batch), nn = std::size_t(n) * std::size_t(n);
+    DeviceBuffer<DT> g(B * nn, stream), uu(want_z ? B * nn : 0, stream);
+    DeviceBuffer<int> ints(B * (2 * std::size_t(n) + 3), stream);
+    DeviceBuffer<R> sigma(B * std::size_t(n), stream);
+    EighWork<DT> work{};
+    work.g = g.get();
+    work.j = ints.get();
+    work.jout = ints.get() + B * std::size_t(n);
+    work.state = ints.get() + 2 * B * std::size_t(n);
+    work.scale = work.state + B;
+    work.hinfo = work.scale + B;
+    work.sigma = sigma.get();
+    work.u = uu.get();
+    constexpr int threads = 128;
+    const index_t blocks = (batch + kFactorWarps - 1) / kFactorWarps;
+    if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::eigh_indefinite: batch too large");
+    const std::size_t smem = factor_smem_bytes<DT>();
+    if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(&j_factor_kernel<DT>, smem));
+    j_factor_kernel<DT><<<unsigned(blocks), 32 * kFactorWarps, smem, stream>>>(reinterpret_cast<const DT*>(a.data), a.ld,
+                                                                            a.stride, int(n), batch, work);
+    BATCHSVD_CUDA_CHECK_LAUNCH("j_factor_kernel");
+    // The HSVD of every G (the singular and zero ones too: the assembly ignores them).
+    Options o = opts;
+    o.compute_u = want_z;
+    o.compute_v = false;
+    hsvd_device<T>(n, n, batch, MatrixBatch<const T>{reinterpret_cast<const T*>(work.g), n, n * n},
+                   SignatureBatch{work.j, n}, work.sigma, n, work.jout, n,
+                   MatrixBatch<T>{reinterpret_cast<T*>(work.u), n, n * n}, MatrixBatch<T>{}, work.hinfo, o);
+    const index_t warps_blocks = (batch * 32 + threads - 1) / threads;
+    if (warps_blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::eigh_indefinite: batch too large");
+    eigh_assemble_kernel<DT><<<unsigned(warps_blocks), threads, 0, stream>>>(
+        int(n), batch, work, w, w_stride, want_z ? reinterpret_cast<DT*>(z.data) : nullptr, z.ld, z.stride, info,
+        opts.sweeps);
+    BATCHSVD_CUDA_CHECK_LAUNCH("eigh_assemble_kernel");
+    std::vector<int> state(B);
+    BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(state.data(), work.state, B * sizeof(int), cudaMemcpyDeviceToHost, stream));
+    BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<index_t> left;
+    for (index_t b = 0; b < batch; ++b)
+        if (state[std::size_t(b)] == eigh_singular) left.push_back(b);
+    return left;
+}
+
+std::vector<int> signatures_to_host(const int* j, index_t count, const Options& opts) {
+    cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
+    std::vector<int> h(std::size_t(count > 0 ? count : 0));
+    if (count > 0) {
+        BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(h.data(), j, h.size() * sizeof(int), cudaMemcpyDeviceToHost, stream));
+        BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    return h;
+}
+
+#define BATCHSVD_HYPERBOLIC_INSTANTIATE_(T)                                                                          \
+    template bool hsvd_on_device<T>(index_t, index_t);                                                               \
+    template void hsvd_device<T>(index_t, index_t, index_t, MatrixBatch<const T>, SignatureBatch, real_t<T>*,       \
+                                 index_t, int*, index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);     \
+    template bool eigh_indefinite_on_device<T>(index_t);                                                             \
+    template std::vector<index_t> eigh_indefinite_device<T>(index_t, index_t, MatrixBatch<const T>, real_t<T>*,     \
+                                                            index_t, MatrixBatch<T>, int*, const Options&);
+BATCHSVD_HYPERBOLIC_INSTANTIATE_(float)
+BATCHSVD_HYPERBOLIC_INSTANTIATE_(double)
+BATCHSVD_HYPERBOLIC_INSTANTIATE_(std::complex<float>)
+BATCHSVD_HYPERBOLIC_INSTANTIATE_(std::complex<double>)
+#undef BATCHSVD_HYPERBOLIC_INSTANTIATE_
+
+}  // namespace batchsvd::cuda
