@@ -26,7 +26,6 @@
 
 #include "core/host_device.hpp"
 #include "core/precision.hpp"
-#include "core/rotation.hpp"
 
 namespace batchsvd::core {
 
@@ -37,41 +36,21 @@ template <class R> struct HyperbolicRotation {
 };
 
 /// Rotation orthogonalising columns of opposite signs with squared norms a, b and |x^H y| = c > 0.
-/// On the GPU, as core::jacobi_rotation there, the quotient and roots come from the refined
-/// hardware approximations (the angle to about 2^-39 in double) and ch is computed to rounding
-/// from the th actually used, ch = 1 / sqrt((1 - |th|)(1 + |th|)), so that ch^2 (1 - th^2) = 1
-/// (J-unitary) whatever the angle's error; |coth(2 phi)| within 2^-10 of 1 is recomputed by
-/// IEEE division for the test of `defined`. (IEEE divisions and roots in every step made the
-/// 10000 x 32^2 float64 HSVD 1.58x the SVD's time, H100, 2026-11-28.) On the host: IEEE
-/// operations throughout.
 template <class R> BATCHSVD_HD HyperbolicRotation<R> hyperbolic_rotation(R a, R b, R c) {
     constexpr R eps = 2 * precision<R>::unit_roundoff;
     const R large = std::sqrt(2 / eps);
-#if defined(__CUDA_ARCH__)
-    R act2 = fast_divide(a + b, 2 * c);  // |coth(2 phi)|, eq. 15 (coth(2 phi) itself is negative)
-    if (act2 < R(1) + R(1) / R(1024)) act2 = (a + b) / (2 * c);
-#else
-    const R act2 = (a + b) / (2 * c);
-#endif
+    const R act2 = (a + b) / (2 * c);  // |coth(2 phi)|, eq. 15 (coth(2 phi) itself is negative)
     HyperbolicRotation<R> r{R(1), R(0), true};
     if (!(act2 > 1 + 4 * eps)) {
         r.defined = false;
         return r;
     }
     R act;  // |coth(phi)|, eq. 16
-#if defined(__CUDA_ARCH__)
-    if (act2 >= large) act = 2 * act2;
-    else act = act2 + fast_sqrt((act2 - 1) * (act2 + 1));
-    r.th = -fast_reciprocal(act);  // eq. 17
-    const R ath = -r.th;
-    r.ch = act >= large ? R(1) : full_rsqrt((R(1) - ath) * (R(1) + ath));
-#else
     if (act2 >= large) act = 2 * act2;
     else act = act2 + std::sqrt((act2 - 1) * (act2 + 1));  // fma(ct2, ct2, -1) without its cancellation
     r.th = -1 / act;  // eq. 17
     // eq. 18, cs2: |coth(phi)| / sqrt(coth(phi)^2 - 1), with coth(phi)^2 - 1 as (act - 1)(act + 1)
     r.ch = act >= large ? R(1) : act / std::sqrt((act - 1) * (act + 1));
-#endif
     return r;
 }
 
