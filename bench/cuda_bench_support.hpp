@@ -7,10 +7,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <string>
+#include <vector>
 
 #ifndef BATCHSVD_GIT_COMMIT
 #define BATCHSVD_GIT_COMMIT "unknown"
@@ -37,6 +40,42 @@ template <class T> struct Buffer {
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
 };
+
+/// Median of reps runs of f timed by CUDA events on the default stream, each after refill
+/// (outside the timing), after one warm-up.
+inline double time_median(int reps, const std::function<void()>& refill, const std::function<void()>& f,
+                          const char* program) {
+    cudaEvent_t a, b;
+    cuda_check(cudaEventCreate(&a), "cudaEventCreate", program);
+    cuda_check(cudaEventCreate(&b), "cudaEventCreate", program);
+    refill();
+    f();
+    cuda_check(cudaDeviceSynchronize(), "warm-up", program);
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        refill();
+        cuda_check(cudaDeviceSynchronize(), "refill", program);
+        cuda_check(cudaEventRecord(a), "cudaEventRecord", program);
+        f();
+        cuda_check(cudaEventRecord(b), "cudaEventRecord", program);
+        cuda_check(cudaEventSynchronize(b), "cudaEventSynchronize", program);
+        float ms = 0;
+        cuda_check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime", program);
+        t.push_back(ms);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+/// x with prec significant digits for a CSV cell; NaN (not measured) as an empty cell.
+inline std::string fmt(double x, int prec = 4) {
+    if (std::isnan(x)) return "";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.*g", prec, x);
+    return b;
+}
 
 /// Today's date (UTC), YYYY-MM-DD.
 inline std::string today() {

@@ -86,30 +86,9 @@ std::vector<Case> parse_cases(const std::string& s) {
     return out;
 }
 
-/// Median of reps runs of f, each after refill (outside the timing), after one warm-up.
+/// batchsvd::bench::time_median for this program.
 double time_median(int reps, const std::function<void()>& refill, const std::function<void()>& f) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "cudaEventCreate");
-    check(cudaEventCreate(&b), "cudaEventCreate");
-    refill();
-    f();
-    check(cudaDeviceSynchronize(), "warm-up");
-    std::vector<double> t;
-    for (int r = 0; r < reps; ++r) {
-        refill();
-        check(cudaDeviceSynchronize(), "refill");
-        check(cudaEventRecord(a), "cudaEventRecord");
-        f();
-        check(cudaEventRecord(b), "cudaEventRecord");
-        check(cudaEventSynchronize(b), "cudaEventSynchronize");
-        float ms = 0;
-        check(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-        t.push_back(ms);
-    }
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
+    return batchsvd::bench::time_median(reps, refill, f, kProgram);
 }
 
 /// cuSOLVER's symmetric eigensolvers of one precision (L: D or S).
@@ -139,12 +118,7 @@ BATCHSVD_BENCH_CUSOLVER_(double, D)
 BATCHSVD_BENCH_CUSOLVER_(float, S)
 #undef BATCHSVD_BENCH_CUSOLVER_
 
-std::string fmt(double x, int prec = 4) {
-    if (std::isnan(x)) return "";
-    char b[32];
-    std::snprintf(b, sizeof b, "%.*g", prec, x);
-    return b;
-}
+using batchsvd::bench::fmt;
 
 /// The graded indefinite A = D B D of the header, in double, rounded to T.
 template <class T> std::vector<T> graded_indefinite(index_t n, std::uint64_t seed, double grading) {

@@ -53,6 +53,22 @@ struct ArgumentChecks {
                     str(extent) + " elements): matrices would overlap");
     }
 
+#if BATCHSVD_WITH_CUDA
+    /// Where the operands of a function of both backends are: true for device memory, false for
+    /// host memory (the CPU backend's unless Backend::cuda). Mixed memory and the cpu backend with
+    /// device memory are invalid_argument; the CUDA backend without a usable device,
+    /// backend_unavailable. `names`: the operands, for the message.
+    bool on_device(std::initializer_list<const void*> ptrs, const std::string& names, const Options& opts) const {
+        const Where w = where(ptrs);
+        if (w == Where::mixed) invalid(names + " must all be host memory or all device memory");
+        const bool device = w == Where::device;
+        if (device && opts.backend == Backend::cpu) invalid("the cpu backend needs host memory, got device pointers");
+        if ((device || opts.backend == Backend::cuda) && !cuda::device_available())
+            throw Error(ErrorCode::backend_unavailable, std::string("batchsvd::") + fn + ": no usable CUDA device");
+        return device;
+    }
+#endif
+
     /// A function of the CPU backend only: Backend::cuda and device pointers are backend_unavailable.
     void host_only(std::initializer_list<const void*> ptrs, const Options& opts) const {
         if (opts.backend == Backend::cuda)

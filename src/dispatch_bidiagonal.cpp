@@ -36,15 +36,10 @@ void gebrd(index_t m, index_t n, index_t batch, MatrixBatch<T> a, BidiagonalBatc
     }
 #if BATCHSVD_WITH_CUDA
     {
-        const detail::Where w = detail::where({k ? a.data : nullptr, k ? out.d : nullptr, k > 1 ? out.e : nullptr,
-                                               k ? out.tauq : nullptr, k ? out.taup : nullptr, info});
-        const bool device = w == detail::Where::device;
-        if (w == detail::Where::mixed)
-            c.invalid("A, d, e, tauq, taup and info must all be host memory or all device memory");
-        if (device && opts.backend == Backend::cpu) c.invalid("the cpu backend needs host memory, got device pointers");
+        const bool device = c.on_device({k ? a.data : nullptr, k ? out.d : nullptr, k > 1 ? out.e : nullptr,
+                                         k ? out.tauq : nullptr, k ? out.taup : nullptr, info},
+                                        "A, d, e, tauq, taup and info", opts);
         if (device || opts.backend == Backend::cuda) {
-            if (!cuda::device_available())
-                throw Error(ErrorCode::backend_unavailable, "batchsvd::gebrd: no usable CUDA device");
             if (device) cuda::gebrd_device<T>(m, n, batch, a, out, info, opts);
             else cuda::gebrd_host<T>(m, n, batch, a, out, info, opts);
             return;

@@ -42,20 +42,6 @@ struct Checker : detail::ArgumentChecks {
                             ", must be +1 or -1");
             }
     }
-#if BATCHSVD_WITH_CUDA
-    /// Where the operands are: true for device memory, false for host memory (the backend is
-    /// then the CPU's unless Backend::cuda); mixed memory and the cpu backend with device
-    /// memory are invalid_argument.
-    bool on_device(std::initializer_list<const void*> ptrs, const char* names, const Options& opts) const {
-        const detail::Where w = detail::where(ptrs);
-        if (w == detail::Where::mixed) invalid(std::string(names) + " must all be host memory or all device memory");
-        const bool device = w == detail::Where::device;
-        if (device && opts.backend == Backend::cpu) invalid("the cpu backend needs host memory, got device pointers");
-        if ((device || opts.backend == Backend::cuda) && !cuda::device_available())
-            throw Error(ErrorCode::backend_unavailable, std::string("batchsvd::") + fn + ": no usable CUDA device");
-        return device;
-    }
-#endif
 };
 
 #if BATCHSVD_WITH_CUDA

@@ -22,18 +22,6 @@
 namespace batchsvd::test {
 namespace {
 
-template <class T> std::vector<T> to_host(const DeviceArray<T>& d) {
-    std::vector<T> h(d.n);
-    EXPECT_EQ(cudaMemcpy(h.data(), d.p, d.n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-}
-template <class T> void to_device(DeviceArray<T>& d, const std::vector<T>& h) {
-    ASSERT_EQ(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-}
-template <class T> bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
-}
-
 template <class T> void gebrd_device_equals_host(index_t m, index_t n) {
     using R = real_t<T>;
     const index_t batch = 5, k = std::min(m, n), lda = m + 3, stride = lda * n + 7, vst = k + 2;

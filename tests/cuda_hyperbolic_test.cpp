@@ -22,22 +22,10 @@
 namespace batchsvd::test {
 namespace {
 
-template <class T> std::vector<T> to_host(const DeviceArray<T>& d) {
-    std::vector<T> h(d.n);
-    EXPECT_EQ(cudaMemcpy(h.data(), d.p, d.n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return h;
-}
-template <class T> void fill(DeviceArray<T>& d, const std::vector<T>& h) {
-    ASSERT_TRUE(d.p);
-    ASSERT_EQ(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-}
 /// A device copy of a host vector, named x.
-#define DEVICE_COPY(x, h)            \
+#define DEVICE_COPY(x, h)                                                       \
     DeviceArray<typename std::decay_t<decltype(h)>::value_type> x((h).size()); \
-    fill(x, h)
-template <class T> bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
-}
+    to_device(x, h)
 template <class F> void each_type(F&& f) {
     f(float{});
     f(double{});

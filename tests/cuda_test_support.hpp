@@ -49,6 +49,22 @@ template <class T> struct DeviceArray {
     DeviceArray& operator=(const DeviceArray&) = delete;
 };
 
+/// The device array's contents (every element; the test fails on a failed copy).
+template <class T> std::vector<T> to_host(const DeviceArray<T>& d) {
+    std::vector<T> h(d.n);
+    EXPECT_EQ(cudaMemcpy(h.data(), d.p, d.n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+}
+/// h copied into d (d.p not null and large enough, else the test fails).
+template <class T> void to_device(DeviceArray<T>& d, const std::vector<T>& h) {
+    ASSERT_TRUE(d.p);
+    ASSERT_EQ(cudaMemcpy(d.p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+}
+/// Bitwise equality of two host vectors (NaN payloads included).
+template <class T> bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
+}
+
 /// Options that send every size past the tiny kernel to the blocked path (block width nb),
 /// not preconditioned.
 inline Options blocked_path(int nb = 0) {

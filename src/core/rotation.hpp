@@ -120,12 +120,31 @@ template <class R> struct Rotation {
     R t;   ///< tan(phi), signed
 };
 
+/// The rotation diagonalising [[a, c], [c, b]] by IEEE operations (eq. 15-18, cs2), on either
+/// side: jacobi_rotation on the host, and on the device where the angle itself is used, not
+/// only the rotation's orthogonality. The eigenvalues of a 2 x 2 pivot of the
+/// J-factorisation, a - t c and b + t c, are exact only for the exact t; the device form's
+/// t (to about 2^-39) left eigenvalues of graded matrices off by 1e-12 (H100, 2026-11-28).
+template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation_ieee(R a, R b, R c) {
+    constexpr R eps = 2 * precision<R>::unit_roundoff;
+    const R small = std::sqrt(eps);
+    const R large = std::sqrt(2 / eps);
+    const R ct2 = (b - a) / (2 * c);
+    const R act2 = std::fabs(ct2);
+    const R act = act2 >= large ? 2 * act2 : act2 < small ? act2 + 1 : act2 + std::sqrt(std::fma(ct2, ct2, R(1)));
+    Rotation<R> r;
+    r.t = std::copysign(R(1) / act, ct2);
+    r.cs = act >= large ? R(1) : act * (R(1) / std::sqrt(std::fma(act, act, R(1))));
+    return r;
+}
+
 /// Rotation diagonalising the real symmetric 2x2 [[a, c], [c, b]], a, b >= 0, c > 0.
 /// On the GPU cot(2 phi), its root and t come from the refined approximations above, exact to
 /// about 2^-39 in double, which changes the angle by as much and leaves the rotation
 /// orthogonal, because cs is then computed to rounding from the t actually used
-/// (cs^2 (1 + t^2) = 1). On the host: IEEE operations, cs from |cot(phi)| (eq. 18).
+/// (cs^2 (1 + t^2) = 1). On the host: jacobi_rotation_ieee.
 template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
+#if defined(__CUDA_ARCH__)
     constexpr R eps = 2 * precision<R>::unit_roundoff;  // machine epsilon
     // Thresholds of eq. 16's simplifications: sqrt(eps) and sqrt(2/eps), as exact constants.
     const R small = std::sqrt(eps);
@@ -142,29 +161,11 @@ template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation(R a, R b, R c) {
     }
     Rotation<R> r;
     r.t = std::copysign(fast_reciprocal(act), ct2);  // eq. 17
-#if defined(__CUDA_ARCH__)
     r.cs = act >= large ? R(1) : full_rsqrt(std::fma(r.t, r.t, R(1)));
+    return r;
 #else
-    r.cs = act >= large ? R(1) : act * full_rsqrt(std::fma(act, act, R(1)));  // eq. 18, cs2
+    return jacobi_rotation_ieee(a, b, c);
 #endif
-    return r;
-}
-
-/// jacobi_rotation by the host's IEEE formulas on the device too: where the angle itself is
-/// used, not only the rotation's orthogonality. The eigenvalues of a 2 x 2 pivot of the
-/// J-factorisation, a - t c and b + t c, are exact only for the exact t; the device form's
-/// t (to about 2^-39) left eigenvalues of graded matrices off by 1e-12 (H100, 2026-11-28).
-template <class R> BATCHSVD_HD Rotation<R> jacobi_rotation_ieee(R a, R b, R c) {
-    constexpr R eps = 2 * precision<R>::unit_roundoff;
-    const R small = std::sqrt(eps);
-    const R large = std::sqrt(2 / eps);
-    const R ct2 = (b - a) / (2 * c);
-    const R act2 = std::fabs(ct2);
-    const R act = act2 >= large ? 2 * act2 : act2 < small ? act2 + 1 : act2 + std::sqrt(std::fma(ct2, ct2, R(1)));
-    Rotation<R> r;
-    r.t = std::copysign(R(1) / act, ct2);
-    r.cs = act >= large ? R(1) : act * (R(1) / std::sqrt(std::fma(act, act, R(1))));
-    return r;
 }
 
 /// The real rotation x' = cs (x - t y), y' = cs (y + t x) as three shears (Paeth):

@@ -16,19 +16,21 @@ namespace batchsvd::cuda {
 
 namespace warp_detail {
 
-template <class DT, int NC, int RPL>
+/// One instance of the kernel, in its SVD or its hyperbolic form (Hyp).
+template <class DT, int NC, int RPL, bool Hyp = false>
 void launch_instance(JacobiParams<DT> p, cudaStream_t stream) {
     using R = core::real_of_t<DT>;
     p.layout = team_layout(p.M, p.N, p.need_vw, sizeof(DT), sizeof(R));
     constexpr int teams = warp_teams_per_block<NC>();
     const std::size_t smem =
-        std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(DT), sizeof(R), sizeof(WarpRotation<DT>));
+        std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(DT), sizeof(R), sizeof(WarpRecord<DT, Hyp>));
     const index_t blocks = (p.batch + teams - 1) / teams;
     if (blocks > INT_MAX)
-        throw Error(ErrorCode::invalid_argument, "batchsvd::gesvd: batch too large for one launch");
+        throw Error(ErrorCode::invalid_argument,
+                    Hyp ? "batchsvd::hsvd: batch too large for one launch" : "batchsvd::gesvd: batch too large for one launch");
     const auto kernel = [] {  // only the variant in use is instantiated
-        if constexpr (warp_min_blocks<DT, NC, RPL>() > 1) return &warp_jacobi_kernel_capped<DT, NC, RPL>;
-        else return &warp_jacobi_kernel<DT, NC, RPL>;
+        if constexpr (warp_min_blocks<DT, NC, RPL>() > 1) return &warp_jacobi_kernel_capped<DT, NC, RPL, Hyp>;
+        else return &warp_jacobi_kernel<DT, NC, RPL, Hyp>;
     }();
     if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
@@ -58,23 +60,10 @@ bool try_all(const WarpPlan& wp, const JacobiParams<DT>& p, cudaStream_t stream,
 /// The hyperbolic form's instance (NC, RPL) = (6 + 2 i, 1 + j) where
 /// warp_hyperbolic_instance_exists says it exists.
 template <class DT, int NC, int RPL>
-bool try_hyperbolic(int nc, int rpl, JacobiParams<DT> p, cudaStream_t stream) {
+bool try_hyperbolic(int nc, int rpl, const JacobiParams<DT>& p, cudaStream_t stream) {
     if constexpr (warp_hyperbolic_instance_exists(NC, RPL, sizeof(DT), core::is_complex_v<DT>)) {
         if (nc != NC || rpl != RPL) return false;
-        using R = core::real_of_t<DT>;
-        p.layout = team_layout(p.M, p.N, p.need_vw, sizeof(DT), sizeof(R));
-        constexpr int teams = warp_teams_per_block<NC>();
-        const std::size_t smem =
-            std::size_t(teams) * warp_team_bytes(p.layout, NC, sizeof(DT), sizeof(R), sizeof(WarpRecord<DT, true>));
-        const index_t blocks = (p.batch + teams - 1) / teams;
-        if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: batch too large for one launch");
-        const auto kernel = [] {  // the SVD's register cap where it has one
-            if constexpr (warp_min_blocks<DT, NC, RPL>() > 1) return &warp_jacobi_kernel_capped<DT, NC, RPL, true>;
-            else return &warp_jacobi_kernel<DT, NC, RPL, true>;
-        }();
-        if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
-        kernel<<<unsigned(blocks), kWarpBlockThreads, smem, stream>>>(p);
-        BATCHSVD_CUDA_CHECK_LAUNCH("warp_jacobi_kernel (hyperbolic)");
+        launch_instance<DT, NC, RPL, true>(p, stream);
         return true;
     } else {
         return false;
