@@ -4,7 +4,9 @@
 //
 // mode=hsvd: batchsvd::hsvd of random G (uniform (-1, 1) entries) with an alternating
 //   signature, U and V computed (batchsvd_ms), against batchsvd::gesvd of the same G with U
-//   and V (svd_ms); sweeps_median and svd_sweeps_median: the sweeps of each.
+//   and V (svd_ms); sweeps_median and svd_sweeps_median: the sweeps of each; svd_unblocked_ms:
+//   the SVD on the kernels hsvd has a form of (warp and fused: JacobiVariant::unblocked, no QR,
+//   no preconditioner, BATCHSVD_CUDA_NO_ROWS), what the hyperbolic rotations cost on one kernel.
 // mode=eigh_indefinite: graded indefinite Hermitian A = D B D (B = Q diag(+-(1..2)) Q^T, D =
 //   diag(10^(-g x_i)), x_i spread over [0, 1] in a random order: entries from 10^-2g to 1;
 //   g = --grading, default 5: 1e-10; the column `grading` is 2g),
@@ -25,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -197,8 +200,21 @@ template <class T> void run_hsvd(const Case& c, int reps, std::ostream& out, con
     });
     std::vector<int> svd_sweeps(static_cast<std::size_t>(batch));
     check(cudaMemcpy(svd_sweeps.data(), sweeps.p, svd_sweeps.size() * sizeof(int), cudaMemcpyDeviceToHost), "cudaMemcpy");
+    // The SVD on the kernels hsvd has a form of (warp, fused): no rows kernel, no QR, no
+    // preconditioned blocked path.
+    batchsvd::Options ou = os;
+    ou.variant = batchsvd::JacobiVariant::unblocked;
+    ou.qr = batchsvd::QrMode::never;
+    ou.precondition = batchsvd::PreconditionMode::never;
+    setenv("BATCHSVD_CUDA_NO_ROWS", "1", 1);
+    const double svd_unblocked = time_median(reps, [] {}, [&] {
+        batchsvd::gesvd<T>(m, n, batch, MatrixBatch<const T>{g.p, m, mn}, s.p, n, MatrixBatch<T>{u.p, m, mn},
+                           MatrixBatch<T>{v.p, n, n * n}, info.p, ou);
+    });
+    unsetenv("BATCHSVD_CUDA_NO_ROWS");
     out << "hsvd," << head << fmt(ours) << "," << fmt(svd) << "," << fmt(ours / svd, 3) << ",,,,,,,,," << median_of(hs)
-        << "," << median_of(svd_sweeps) << "," << (min_info < 0 ? min_info : max_info) << "\n";
+        << "," << median_of(svd_sweeps) << "," << (min_info < 0 ? min_info : max_info) << "," << fmt(svd_unblocked)
+        << "\n";
     out.flush();
 }
 
@@ -280,7 +296,7 @@ void run_eigh(const Case& c, int reps, int checked, double grading, std::ostream
     cusolverDnDestroy(sh);
     out << "eigh_indefinite," << head << fmt(ours) << ",,," << fmt(syevj_ms) << "," << fmt(loop_ms) << "," << loop_count
         << "," << fmt(2 * grading) << "," << fmt(ours_max, 3) << "," << fmt(ours_small, 3) << "," << fmt(syevj_small, 3)
-        << "," << fmt(syevd_small, 3) << "," << median_of(hs) << ",," << (min_info < 0 ? min_info : max_info) << "\n";
+        << "," << fmt(syevd_small, 3) << "," << median_of(hs) << ",," << (min_info < 0 ? min_info : max_info) << ",\n";
     out.flush();
 }
 
@@ -311,7 +327,7 @@ int main(int argc, char** argv) {
     std::ostream& out = csv_path.empty() ? std::cout : file;
     out << "mode,gpu,date,commit,precision,m,n,batch,batchsvd_ms,svd_ms,svd_ratio,syevj_ms,syevd_loop_ms,"
            "syevd_loop_count,grading,rel_err_max,rel_err_smallest,syevj_rel_err_smallest,syevd_rel_err_smallest,"
-           "sweeps_median,svd_sweeps_median,worst_info\n";
+           "sweeps_median,svd_sweeps_median,worst_info,svd_unblocked_ms\n";
     const std::string labels = batchsvd::bench::gpu_name(kProgram) + "," + batchsvd::bench::today() + "," +
                                batchsvd::bench::git_commit();
     for (const Case& c : cases) {

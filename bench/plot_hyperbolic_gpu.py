@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Plot of batchsvd_hyperbolic_bench's CSV: hsvd's time over our SVD's on the same G by order
-(left), eigh_indefinite's time against cuSOLVER's syevjBatched and looped syevd (middle), and
+(left; dotted: over the SVD on the kernel hsvd runs, svd_unblocked_ms, where the CSV has it), eigh_indefinite's time against cuSOLVER's syevjBatched and looped syevd (middle), and
 the relative errors of the eigenvalues (right: ours, the largest over all; cuSOLVER's, that of
 the smallest |lambda|). Usage: python3 bench/plot_hyperbolic_gpu.py FILE.csv [FILE.csv ...] OUT.png"""
 import csv
@@ -21,12 +21,17 @@ def main():
     for path in sys.argv[1:-1]:
         rows += list(csv.DictReader(open(path)))
     fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(16, 4.6))
+    square = [r for r in rows if r["mode"] == "hsvd" and r["m"] == r["n"]]
     for prec, mark in (("f64", "o"), ("f32", "s")):
-        h = sorted([r for r in rows if r["mode"] == "hsvd" and r["precision"] == prec and r["m"] == r["n"]],
-                   key=lambda r: int(r["n"]))
-        if h:
-            ax1.plot([int(r["n"]) for r in h], [num(r["svd_ratio"]) for r in h], mark + "-",
-                     label="%s, batch %s" % (prec, h[0]["batch"]))
+        for batch in sorted({r["batch"] for r in square if r["precision"] == prec}, key=int, reverse=True):
+            h = sorted([r for r in square if r["precision"] == prec and r["batch"] == batch], key=lambda r: int(r["n"]))
+            line = ax1.semilogy([int(r["n"]) for r in h], [num(r["svd_ratio"]) for r in h], mark + "-",
+                                label="%s, batch %s: / our SVD" % (prec, batch))[0]
+            unb = [(int(r["n"]), num(r["batchsvd_ms"]) / num(r["svd_unblocked_ms"])) for r in h
+                   if r.get("svd_unblocked_ms")]
+            if unb:
+                ax1.semilogy([x for x, _ in unb], [y for _, y in unb], mark + ":", color=line.get_color(),
+                             label="%s, batch %s: / the SVD on the same kernel" % (prec, batch))
     ax1.axhline(1.5, color="grey", ls="--", lw=0.8, label="1.5x")
     ax1.set_xlabel("order n (n x n, alternating signature)")
     ax1.set_ylabel("hsvd time / SVD time (same G, U and V)")

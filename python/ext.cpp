@@ -165,26 +165,46 @@ void gesvd(const InArray& a, const AnyArray& s, const std::optional<AnyArray>& u
     if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
-/// Host arrays only (the hyperbolic functions run on the CPU backend).
+/// Where one array of a call lives.
+struct Place {
+    int type, id;
+    const char* name;
+};
+template <class X> Place place_of(const X& x, const char* name) { return {int(x.device_type()), int(x.device_id()), name}; }
+
+/// Host arrays only (gebrd from Python runs on the CPU backend).
 template <class X> void check_host(const X& x, const char* name) {
     if (x.device_type() != nb::device::cpu::value)
-        fail(std::string(name) + " must be in host memory: hsvd and eigh_indefinite run on the CPU backend");
+        fail(std::string(name) + " must be in host memory: gebrd from Python runs on the CPU backend");
 }
 
-/// hsvd(g, j, s, j_out, u, v, info, sweeps, m, n, batch, j_stride, tol, max_sweeps, threads):
-/// packed column-major batches (G and U m x n, ld m; V n x n, ld n; S and J' n a matrix),
-/// j int32 with j_stride (0: one signature for all), as batchsvd::hsvd.
+/// Whether every array of a call is on one CUDA device (true) or every one in host memory
+/// (false); anything else fails.
+bool on_one_cuda_device(const std::vector<Place>& places, const char* fn) {
+    const Place& first = places.front();
+    for (const Place& p : places) {
+        if (p.type != nb::device::cpu::value && p.type != nb::device::cuda::value)
+            fail(std::string(fn) + ": " + p.name + " must be in host memory or on a CUDA device");
+        if (p.type != first.type || (p.type == nb::device::cuda::value && p.id != first.id))
+            fail(std::string(fn) + ": " + p.name + " is not where " + first.name +
+                 " is: the arrays of one call must all be in host memory or all on one CUDA device");
+    }
+    return first.type == nb::device::cuda::value;
+}
+
+/// hsvd(g, j, s, j_out, u, v, info, sweeps, m, n, batch, j_stride, tol, max_sweeps, threads,
+/// stream): packed column-major batches (G and U m x n, ld m; V n x n, ld n; S and J' n a
+/// matrix), j int32 with j_stride (0: one signature for all), as batchsvd::hsvd: host arrays
+/// on the CPU backend, arrays of one CUDA device (the current one) on the GPU, on `stream`.
 void hsvd(const InArray& g, const InArray& j, const AnyArray& s, const AnyArray& jout,
           const std::optional<AnyArray>& u, const std::optional<AnyArray>& v, const AnyArray& info,
           const AnyArray& sweeps, index_t m, index_t n, index_t batch, index_t j_stride, double tol,
-          int max_sweeps, int threads) {
-    for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&s, "S"}, {&jout, "J'"}, {&info, "info"},
-                           {&sweeps, "sweeps"}})
-        check_host(*x, name);
-    check_host(g, "G");
-    check_host(j, "J");
-    if (u) check_host(*u, "U");
-    if (v) check_host(*v, "V");
+          int max_sweeps, int threads, std::uintptr_t stream) {
+    std::vector<Place> places{place_of(g, "G"), place_of(j, "J"), place_of(s, "S"), place_of(jout, "J'"),
+                              place_of(info, "info"), place_of(sweeps, "sweeps")};
+    if (u) places.push_back(place_of(*u, "U"));
+    if (v) places.push_back(place_of(*v, "V"));
+    const bool cuda = on_one_cuda_device(places, "hsvd");
     if (!has_dtype<std::int32_t>(j) || !has_dtype<std::int32_t>(jout) || !has_dtype<std::int32_t>(info) ||
         !has_dtype<std::int32_t>(sweeps))
         fail("J, J', info and sweeps must be int32");
@@ -198,7 +218,8 @@ void hsvd(const InArray& g, const InArray& j, const AnyArray& s, const AnyArray&
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
     o.threads = threads;
-    o.backend = batchsvd::Backend::cpu;
+    o.backend = cuda ? batchsvd::Backend::automatic : batchsvd::Backend::cpu;
+    o.stream = reinterpret_cast<void*>(stream);
     o.sweeps = static_cast<int*>(sweeps.data());
     nb::gil_scoped_release release;
     const bool known = with_scalar(g.dtype(), [&](auto tag) {
@@ -219,15 +240,15 @@ void hsvd(const InArray& g, const InArray& j, const AnyArray& s, const AnyArray&
     if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
-/// eigh_indefinite(a, w, z, info, sweeps, n, batch, tol, max_sweeps, threads): packed
-/// column-major n x n matrices (lower triangle read), as batchsvd::eigh_indefinite.
+/// eigh_indefinite(a, w, z, info, sweeps, n, batch, tol, max_sweeps, threads, stream): packed
+/// column-major n x n matrices (lower triangle read), as batchsvd::eigh_indefinite; host or
+/// device arrays as hsvd's.
 void eigh_indefinite(const InArray& a, const AnyArray& w, const std::optional<AnyArray>& z, const AnyArray& info,
-                     const AnyArray& sweeps, index_t n, index_t batch, double tol, int max_sweeps, int threads) {
-    check_host(a, "A");
-    check_host(w, "W");
-    check_host(info, "info");
-    check_host(sweeps, "sweeps");
-    if (z) check_host(*z, "Z");
+                     const AnyArray& sweeps, index_t n, index_t batch, double tol, int max_sweeps, int threads,
+                     std::uintptr_t stream) {
+    std::vector<Place> places{place_of(a, "A"), place_of(w, "W"), place_of(info, "info"), place_of(sweeps, "sweeps")};
+    if (z) places.push_back(place_of(*z, "Z"));
+    const bool cuda = on_one_cuda_device(places, "eigh_indefinite");
     if (!has_dtype<std::int32_t>(info) || !has_dtype<std::int32_t>(sweeps)) fail("info and sweeps must be int32");
     check_room(info, "info", batch);
     check_room(sweeps, "sweeps", batch);
@@ -236,7 +257,8 @@ void eigh_indefinite(const InArray& a, const AnyArray& w, const std::optional<An
     o.tol_factor = tol;
     o.max_sweeps = max_sweeps;
     o.threads = threads;
-    o.backend = batchsvd::Backend::cpu;
+    o.backend = cuda ? batchsvd::Backend::automatic : batchsvd::Backend::cpu;
+    o.stream = reinterpret_cast<void*>(stream);
     o.sweeps = static_cast<int*>(sweeps.data());
     nb::gil_scoped_release release;
     const bool known = with_scalar(a.dtype(), [&](auto tag) {
@@ -602,10 +624,10 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("threads"));
     m.def("hsvd", &hsvd, nb::arg("g"), nb::arg("j"), nb::arg("s"), nb::arg("j_out"), nb::arg("u").none(),
           nb::arg("v").none(), nb::arg("info"), nb::arg("sweeps"), nb::arg("m"), nb::arg("n"), nb::arg("batch"),
-          nb::arg("j_stride"), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("threads"));
+          nb::arg("j_stride"), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("threads"), nb::arg("stream") = 0);
     m.def("eigh_indefinite", &eigh_indefinite, nb::arg("a"), nb::arg("w"), nb::arg("z").none(), nb::arg("info"),
           nb::arg("sweeps"), nb::arg("n"), nb::arg("batch"), nb::arg("tol"), nb::arg("max_sweeps"),
-          nb::arg("threads"));
+          nb::arg("threads"), nb::arg("stream") = 0);
     m.def("gesvd_vbatched", &gesvd_vbatched, nb::arg("a"), nb::arg("rows"), nb::arg("cols"),
           nb::arg("lda"), nb::arg("s"), nb::arg("s_offset"), nb::arg("u").none(),
           nb::arg("u_offset"), nb::arg("v").none(), nb::arg("v_offset"), nb::arg("swap"),

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <numeric>
@@ -134,15 +135,18 @@ HsvdErrors measure_hsvd(index_t m, index_t n, const T* g, const int* j, const re
     return e;
 }
 
-void hsvd_relations(Backend backend) {
-    each_type([backend](auto zero) {
+void hsvd_relations(Backend backend, std::vector<std::pair<index_t, index_t>> shapes = {}) {
+    if (shapes.empty()) {
+        // (On the GPU: 2 x 2 to 32 x 32 and 40 x 10 by the warp kernel, complex128 to 16
+        // columns; 33 x 33, 64 x 64 and 70 x 45 by the fused kernel, 130 x 125 by its
+        // global-memory form in float64 and the complex types.)
+        shapes = {{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}, {100, 12}};
+        if (backend == Backend::cpu) shapes.insert(shapes.end(), {{130, 40}, {90, 70}});
+        else shapes.insert(shapes.end(), {{32, 32}, {16, 16}, {30, 17}, {64, 16}, {24, 5}, {64, 64}, {70, 45}, {130, 125}});
+    }
+    each_type([backend, &shapes](auto zero) {
         using T = decltype(zero);
         const double u = testing::unit_roundoff<T>();
-        // (On the GPU: 2 x 2 to 32 x 32 and 40 x 10 by the warp kernel, complex128 to 16
-        // columns; 33 x 33 and past it through the CPU backend.)
-        std::vector<std::pair<index_t, index_t>> shapes{{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}, {100, 12}};
-        if (backend == Backend::cpu) shapes.insert(shapes.end(), {{130, 40}, {90, 70}});
-        else shapes.insert(shapes.end(), {{32, 32}, {16, 16}, {30, 17}, {64, 16}, {24, 5}});
         for (auto [m, n] : shapes) {
             const index_t batch = 3;
             const std::uint64_t seed = testing::fresh_seed();
@@ -199,30 +203,32 @@ TEST(HyperbolicCuda, OneSignIsAnSvd) {
     each_type([](auto zero) {
         using T = decltype(zero);
         const double u = testing::unit_roundoff<T>();
-        const index_t m = 24, n = 16, batch = 4;
-        const std::uint64_t seed = testing::fresh_seed();
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        const std::vector<T> g = testing::generate_batch<T>(testing::Family::geo, m, n, batch, seed);
-        std::vector<real_t<T>> s(n * batch);
-        std::vector<int> info(batch);
-        Options o;
-        o.backend = Backend::cpu;
-        o.compute_u = o.compute_v = false;
-        gesvd<T>(m, n, batch, g.data(), s.data(), nullptr, nullptr, info.data(), o);
-        for (int sign : {1, -1}) {
-            const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, std::vector<int>(n, sign), 0, {}, Backend::cuda);
-            for (index_t b = 0; b < batch; ++b) {
-                EXPECT_EQ(r.info[b], 0);
-                for (index_t i = 0; i < n; ++i)  // (the SVD's absolute accuracy: u ||G||)
-                    EXPECT_LE(std::abs(r.s[b * n + i] - s[b * n + i]), 30 * u * n * s[b * n]) << b << ", " << i;
-                const HsvdErrors e = measure_hsvd<T>(m, n, g.data() + b * m * n, std::vector<int>(n, sign).data(),
-                                                     r.s.data() + b * n, r.u.data() + b * m * n,
-                                                     r.v.data() + b * n * n, r.jout.data() + b * n);
-                EXPECT_LT(e.residual, 30 * u * std::sqrt(double(n)));
-                EXPECT_LT(e.orth_u, 30 * u * std::sqrt(double(m)));
-                EXPECT_LT(e.j_unitary, 30 * u * std::sqrt(double(n)));
+        for (auto [m, n] : {std::pair<index_t, index_t>{24, 16}, {40, 36}}) {  // warp, fused
+            const index_t batch = 4;
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));
+            const std::vector<T> g = testing::generate_batch<T>(testing::Family::geo, m, n, batch, seed);
+            std::vector<real_t<T>> s(n * batch);
+            std::vector<int> info(batch);
+            Options o;
+            o.backend = Backend::cpu;
+            o.compute_u = o.compute_v = false;
+            gesvd<T>(m, n, batch, g.data(), s.data(), nullptr, nullptr, info.data(), o);
+            for (int sign : {1, -1}) {
+                const HsvdOut<T> r = run_hsvd<T>(m, n, batch, g, std::vector<int>(n, sign), 0, {}, Backend::cuda);
+                for (index_t b = 0; b < batch; ++b) {
+                    EXPECT_EQ(r.info[b], 0);
+                    for (index_t i = 0; i < n; ++i)  // (the SVD's absolute accuracy: u ||G||)
+                        EXPECT_LE(std::abs(r.s[b * n + i] - s[b * n + i]), 30 * u * n * s[b * n]) << b << ", " << i;
+                    const HsvdErrors e = measure_hsvd<T>(m, n, g.data() + b * m * n, std::vector<int>(n, sign).data(),
+                                                         r.s.data() + b * n, r.u.data() + b * m * n,
+                                                         r.v.data() + b * n * n, r.jout.data() + b * n);
+                    EXPECT_LT(e.residual, 30 * u * std::sqrt(double(n)));
+                    EXPECT_LT(e.orth_u, 30 * u * std::sqrt(double(m)));
+                    EXPECT_LT(e.j_unitary, 30 * u * std::sqrt(double(n)));
+                }
+                for (int x : r.jout) EXPECT_EQ(x, sign);
             }
-            for (int x : r.jout) EXPECT_EQ(x, sign);
         }
     });
 }
@@ -303,12 +309,53 @@ void status_codes_are_isolated(Backend backend) {
             EXPECT_EQ(lim.sweeps[b], 1);
             for (index_t i = 0; i < k; ++i) EXPECT_TRUE(std::isfinite(lim.s[b * k + i]));
         }
+        // The same cases at 40 x 36 (the GPU's fused kernel): a clean matrix, NaN, a zero
+        // column, and G of rank one with half its columns of each sign, whose first round-robin
+        // step pairs every +1 column with an equal -1 column (no hyperbolic rotation: on the
+        // CPU, whose orderings differ, a later pair may leave it rank deficient instead).
+        const index_t wm = 40, wn = 36;
+        std::vector<T> w = testing::generate_batch<T>(testing::Family::random, wm, wn, 5, seed + 2);
+        std::vector<int> jw(wn, 1);
+        for (index_t i = 1; i < wn; i += 2) jw[i] = -1;
+        const HsvdOut<T> wclean = run_hsvd<T>(wm, wn, 5, w, jw, 0, {}, backend);
+        w[1 * wm * wn + 77] = T(std::numeric_limits<R>::infinity());
+        for (index_t i = 0; i < wm; ++i) w[2 * wm * wn + i + 20 * wm] = T(0);
+        for (index_t c = 1; c < wn; ++c)
+            for (index_t i = 0; i < wm; ++i) w[3 * wm * wn + i + c * wm] = w[3 * wm * wn + i];
+        const HsvdOut<T> wr = run_hsvd<T>(wm, wn, 5, w, jw, 0, {}, backend);
+        EXPECT_EQ(wr.info[0], 0);
+        EXPECT_EQ(wr.info[1], info_nonfinite);
+        EXPECT_EQ(wr.info[2], info_rank_deficient);
+        if (backend == Backend::cuda) EXPECT_EQ(wr.info[3], info_no_hyperbolic_rotation);
+        else EXPECT_LT(wr.info[3], 0);
+        EXPECT_EQ(wr.info[4], 0);
+        for (index_t b : {0, 4}) {
+            EXPECT_EQ(0, std::memcmp(&wr.s[b * wn], &wclean.s[b * wn], wn * sizeof(R)));
+            EXPECT_EQ(0, std::memcmp(&wr.v[b * wn * wn], &wclean.v[b * wn * wn], wn * wn * sizeof(T)));
+        }
+        for (index_t b : {1, 2, 3}) {
+            for (index_t i = 0; i < wn; ++i) EXPECT_TRUE(std::isnan(wr.s[b * wn + i])) << b << ", " << i;
+            for (index_t i = 0; i < wm * wn; ++i) EXPECT_TRUE(std::isnan(std::real(wr.u[b * wm * wn + i])));
+            for (index_t i = 0; i < wn; ++i) EXPECT_EQ(wr.jout[b * wn + i], i < wn / 2 ? 1 : -1);
+        }
     });
 }
 
 TEST(Hyperbolic, StatusCodesAreIsolated) { status_codes_are_isolated(Backend::cpu); }
 TEST(HyperbolicCuda, StatusCodesAreIsolated) {
     SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
+    status_codes_are_isolated(Backend::cuda);
+}
+
+TEST(HyperbolicCuda, GlobalMemoryFormOnEveryShape) {
+    // The fused kernel's global-memory form (W and V in device memory: the shapes past shared
+    // memory) forced on the shapes the warp kernel and the shared-memory form take.
+    SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
+    setenv("BATCHSVD_CUDA_HSVD_GLOBAL", "1", 1);
+    struct Unset {
+        ~Unset() { unsetenv("BATCHSVD_CUDA_HSVD_GLOBAL"); }
+    } unset;
+    hsvd_relations(Backend::cuda, {{2, 2}, {9, 9}, {40, 10}, {33, 33}, {70, 45}});
     status_codes_are_isolated(Backend::cuda);
 }
 
@@ -459,8 +506,10 @@ void eigh_graded(Backend backend) {
         const double u = testing::unit_roundoff<T>();
         // The bar: 1e-12 in double, the same multiple of u (about 9000 u) in single.
         const double bound = 1e-12 / testing::unit_roundoff<double>() * u;
-        for (index_t n : {2, 5, 16, 33, 32}) {
-            if (n == 32 && backend == Backend::cpu) continue;  // (the GPU's largest team)
+        for (index_t n : {2, 5, 16, 33, 32, 64}) {
+            // (32: the GPU's largest warp team; 33 and 64: the fused kernel, and two rows a
+            // lane in the factorisation)
+            if ((n == 32 || n == 64) && backend == Backend::cpu) continue;
             const index_t batch = n > 16 ? 2 : 4;
             const std::uint64_t seed = testing::fresh_seed();
             SCOPED_TRACE("seed " + std::to_string(seed) + ", n " + std::to_string(n));
@@ -513,58 +562,59 @@ void eigh_special(Backend backend) {
         using T = decltype(zero);
         using R = real_t<T>;
         const double u = testing::unit_roundoff<T>();
-        const index_t n = 9;
-        const std::uint64_t seed = testing::fresh_seed();
-        SCOPED_TRACE("seed " + std::to_string(seed));
-        // Rank 5 with both signs (A = G J G^H, G 9 x 5), the zero matrix, a definite one, NaN.
-        const std::vector<T> g = testing::generate_batch<T>(testing::Family::random, n, 5, 1, seed);
-        const int js[5] = {1, -1, 1, 1, -1};
-        std::vector<T> a(4 * n * n, T(0));
-        for (index_t c = 0; c < n; ++c)
-            for (index_t i = 0; i < n; ++i) {
-                std::complex<double> x = 0, y = 0;
-                for (index_t k = 0; k < 5; ++k) {
-                    x += std::complex<double>(g[i + k * n]) * double(js[k]) * std::conj(std::complex<double>(g[c + k * n]));
-                    y += std::complex<double>(g[i + k * n]) * std::conj(std::complex<double>(g[c + k * n]));
-                }
-                if constexpr (is_cx<T>::value) {
-                    a[i + c * n] = T(R(x.real()), R(i == c ? 0 : x.imag()));
-                    a[2 * n * n + i + c * n] = T(R(y.real() + (i == c)), R(i == c ? 0 : y.imag()));
-                } else {
-                    a[i + c * n] = R(x.real());
-                    a[2 * n * n + i + c * n] = R(y.real() + (i == c));
-                }
-            }
-        for (index_t b : {0, 2})
+        for (index_t n : {9, 45}) {  // (on the GPU: the warp kernel, the fused one)
+            const std::uint64_t seed = testing::fresh_seed();
+            SCOPED_TRACE("seed " + std::to_string(seed) + ", n " + std::to_string(n));
+            // Rank 5 with both signs (A = G J G^H, G n x 5), the zero matrix, a definite one, NaN.
+            const std::vector<T> g = testing::generate_batch<T>(testing::Family::random, n, 5, 1, seed);
+            const int js[5] = {1, -1, 1, 1, -1};
+            std::vector<T> a(4 * n * n, T(0));
             for (index_t c = 0; c < n; ++c)
-                for (index_t i = 0; i < c; ++i) a[b * n * n + i + c * n] = conj_t(a[b * n * n + c + i * n]);
-        a[3 * n * n + 4] = T(std::numeric_limits<R>::quiet_NaN());
-        const EighOut<T> r = run_eigh<T>(n, 4, a, true, backend);
-        EXPECT_EQ(r.info[0], 0);
-        EXPECT_EQ(r.info[1], 0);
-        EXPECT_EQ(r.info[2], 0);
-        EXPECT_EQ(r.info[3], info_nonfinite);
-        for (index_t b : {0, 1, 2}) {
-            for (index_t i = 0; i + 1 < n; ++i) EXPECT_LE(r.w[b * n + i], r.w[b * n + i + 1]) << "ascending";
-            const auto [res, orth] = eigh_residuals<T>(n, a.data() + b * n * n, r.w.data() + b * n, r.z.data() + b * n * n);
-            if (b != 1) EXPECT_LT(res, 30 * u * n) << "matrix " << b;
-            EXPECT_LT(orth, 30 * u * n) << "matrix " << b;
+                for (index_t i = 0; i < n; ++i) {
+                    std::complex<double> x = 0, y = 0;
+                    for (index_t k = 0; k < 5; ++k) {
+                        x += std::complex<double>(g[i + k * n]) * double(js[k]) * std::conj(std::complex<double>(g[c + k * n]));
+                        y += std::complex<double>(g[i + k * n]) * std::conj(std::complex<double>(g[c + k * n]));
+                    }
+                    if constexpr (is_cx<T>::value) {
+                        a[i + c * n] = T(R(x.real()), R(i == c ? 0 : x.imag()));
+                        a[2 * n * n + i + c * n] = T(R(y.real() + (i == c)), R(i == c ? 0 : y.imag()));
+                    } else {
+                        a[i + c * n] = R(x.real());
+                        a[2 * n * n + i + c * n] = R(y.real() + (i == c));
+                    }
+                }
+            for (index_t b : {0, 2})
+                for (index_t c = 0; c < n; ++c)
+                    for (index_t i = 0; i < c; ++i) a[b * n * n + i + c * n] = conj_t(a[b * n * n + c + i * n]);
+            a[3 * n * n + 4] = T(std::numeric_limits<R>::quiet_NaN());
+            const EighOut<T> r = run_eigh<T>(n, 4, a, true, backend);
+            EXPECT_EQ(r.info[0], 0);
+            EXPECT_EQ(r.info[1], 0);
+            EXPECT_EQ(r.info[2], 0);
+            EXPECT_EQ(r.info[3], info_nonfinite);
+            for (index_t b : {0, 1, 2}) {
+                for (index_t i = 0; i + 1 < n; ++i) EXPECT_LE(r.w[b * n + i], r.w[b * n + i + 1]) << "ascending";
+                const auto [res, orth] = eigh_residuals<T>(n, a.data() + b * n * n, r.w.data() + b * n, r.z.data() + b * n * n);
+                if (b != 1) EXPECT_LT(res, 30 * u * n) << "matrix " << b;
+                EXPECT_LT(orth, 30 * u * n) << "matrix " << b;
+            }
+            // Rank 5 of n: n - 5 eigenvalues are zero (to rounding), two negative, three positive.
+            const std::vector<long double> ref = testing::reference_eigenvalues_quad<T>(n, a.data(), n);
+            long double scale = 0;
+            for (auto x : ref) scale = std::max(scale, std::abs(x));
+            int neg = 0, pos = 0;
+            for (index_t i = 0; i < n; ++i) {
+                EXPECT_LE(std::abs((long double)r.w[i] - ref[i]), 30 * u * n * scale) << i;
+                neg += r.w[i] < -1e3 * u * double(scale);
+                pos += r.w[i] > 1e3 * u * double(scale);
+            }
+            EXPECT_EQ(neg, 2);
+            EXPECT_EQ(pos, 3);
+            for (index_t i = 0; i < n; ++i) EXPECT_EQ(r.w[n + i], R(0)) << "the zero matrix";
+            for (index_t i = 0; i < n; ++i) EXPECT_GE(r.w[2 * n + i], R(1) - R(30 * u * n)) << "G G^H + I is >= I";
+            for (index_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.w[3 * n + i]));
         }
-        // Rank 5 of 9: four eigenvalues are zero (to rounding), two negative, three positive.
-        const std::vector<long double> ref = testing::reference_eigenvalues_quad<T>(n, a.data(), n);
-        long double scale = 0;
-        for (auto x : ref) scale = std::max(scale, std::abs(x));
-        int neg = 0, pos = 0;
-        for (index_t i = 0; i < n; ++i) {
-            EXPECT_LE(std::abs((long double)r.w[i] - ref[i]), 30 * u * n * scale) << i;
-            neg += r.w[i] < -1e3 * u * double(scale);
-            pos += r.w[i] > 1e3 * u * double(scale);
-        }
-        EXPECT_EQ(neg, 2);
-        EXPECT_EQ(pos, 3);
-        for (index_t i = 0; i < n; ++i) EXPECT_EQ(r.w[n + i], R(0)) << "the zero matrix";
-        for (index_t i = 0; i < n; ++i) EXPECT_GE(r.w[2 * n + i], R(1) - R(30 * u * n)) << "G G^H + I is >= I";
-        for (index_t i = 0; i < n; ++i) EXPECT_TRUE(std::isnan(r.w[3 * n + i]));
     });
 }
 

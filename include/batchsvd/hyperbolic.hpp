@@ -20,10 +20,8 @@
 // Backends, as gesvd's: host memory runs on the CPU backend unless opts.backend is
 // Backend::cuda (then through device copies), device memory on the CUDA backend (every pointer,
 // the signatures included, in device memory; mixed memory is invalid_argument). On the GPU,
-// hsvd takes G that a team of 6 to 32 lanes holds in registers with one or two rows a lane (at
-// most 32 columns, and fewer rows and columns in double and complex precision), and
-// eigh_indefinite the orders whose square G it takes (to 32; complex128 16); other shapes, and
-// the singular matrices of eigh_indefinite (0 < rank < n), run on the CPU backend through host
+// hsvd takes G of up to 1024 columns and eigh_indefinite orders up to 64; wider G, larger A and
+// the singular matrices of eigh_indefinite (0 < rank < n) run on the CPU backend through host
 // copies. A device call reads the signatures back to check them and synchronises the stream
 // (eigh_indefinite: to find the singular matrices); docs/hyperbolic.md.
 #pragma once

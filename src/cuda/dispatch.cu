@@ -23,7 +23,7 @@
 #include "cuda/common/device_buffer.hpp"
 #include "cuda/common/host_staging.hpp"
 #include "cuda/fused/fused_plan.hpp"
-#include "cuda/fused/fused_kernel.cuh"
+#include "cuda/fused/fused_launch.cuh"
 #include "cuda/common/owned_stream.hpp"
 #include "cuda/common/phase_log.hpp"
 #include "cuda/common/planning_batch.hpp"
@@ -81,28 +81,6 @@ int tiny_max_order() {
 
 namespace {
 
-int pow2_ceil(index_t x) {
-    int p = 1;
-    while (p < x && p < (1 << 30)) p <<= 1;
-    return p;
-}
-int pow2_floor(int x) {
-    int p = 1;
-    while (p * 2 <= x) p <<= 1;
-    return p;
-}
-
-/// Lanes per column pair forced through the environment (tuning and benchmarking only).
-int lanes_override() {
-    static const int v = [] {
-        const char* s = std::getenv("BATCHSVD_CUDA_LANES");
-        if (!s) return 0;
-        const int x = std::atoi(s);
-        return (x >= 1 && x <= 32 && (x & (x - 1)) == 0) ? x : 0;
-    }();
-    return v;
-}
-
 /// Elements of one strided operand: from the first element of matrix 0 to the last of the
 /// last matrix.
 index_t span(index_t ld, index_t stride, index_t rows, index_t cols, index_t batch) {
@@ -111,105 +89,6 @@ index_t span(index_t ld, index_t stride, index_t rows, index_t cols, index_t bat
 }
 bool packed(index_t ld, index_t stride, index_t rows, index_t cols, index_t batch) {
     return ld == rows && (batch == 1 || stride == rows * cols);
-}
-
-struct Plan {
-    bool fits = false;
-    int M = 0, N = 0, G = 0, P = 0, team_threads = 0, teams_per_block = 0;
-    TeamLayout layout;
-    unsigned grid = 0, block = 0;
-    std::size_t smem = 0;
-    /// Kernel variant: <= kSmallThreads threads per block with E = 4 register rows per lane
-    /// (registers capped for occupancy) or E = 8 (for long columns per lane), else large.
-    enum class Variant { small4, small8, large } variant = Variant::large;
-};
-
-/// Launch bounds of the two kernel variants.
-constexpr int kSmallThreads = 128;
-/// Blocks per SM the small E = 4 variant is compiled for (registers <= 65536 / (128 * this)): as many
-/// as fit without spilling the sweep loop, by the compiler's resource report.
-template <class DT> constexpr int small_min_blocks() {
-    if constexpr (core::is_complex_v<DT>) return sizeof(core::real_of_t<DT>) == 8 ? 4 : 6;
-    else return sizeof(DT) == 8 ? 5 : 8;
-}
-constexpr int kLargeThreads = 512;
-
-/// Forces the large variant (tuning and benchmarking only).
-bool force_large() {
-    static const bool v = std::getenv("BATCHSVD_CUDA_LARGE") != nullptr;
-    return v;
-}
-
-template <class T>
-Plan make_plan(index_t m, index_t n, index_t batch, bool need_vw) {
-    using DT = device_scalar_t<T>;
-    using R = real_t<T>;
-    Plan pl;
-    const index_t M = std::max(m, n), N = std::min(m, n);
-    if (M > (1 << 24) || M * N > (index_t(1) << 30)) return pl;  // far beyond shared memory
-    pl.M = int(M);
-    pl.N = int(N);
-    pl.P = core::round_robin_pairs(pl.N);
-    if (pl.P > 1024) return pl;
-    // Lanes per column pair, measured on an H100 (2026-11-23; docs/paths/fused.md): real types
-    // run fastest with 1 lane up to 8 rows (16 in float64), 2 lanes up to 32 rows (more rows
-    // per lane: fewer redundant rotation computations and shuffles) and 8 lanes above; complex
-    // ones (4x the flops per row) with 4 rows per lane. The cap of 512 threads per team
-    // applies after this.
-    int G;
-    if constexpr (core::is_complex_v<DT>) G = pow2_ceil((M + 3) / 4);
-    else G = M <= (sizeof(DT) == 8 ? 16 : 8) ? 1 : M <= 32 ? 2 : 8;
-    G = std::min(G, 32);
-    if (lanes_override()) G = lanes_override();
-    if (pl.P > kLargeThreads) return pl;
-    G = std::min(G, pow2_floor(kLargeThreads / pl.P));
-    pl.G = G;
-    const int raw = pl.P * G;
-    if (raw <= 32) {
-        pl.team_threads = pow2_ceil(raw);
-        pl.teams_per_block = 128 / pl.team_threads;
-    } else {
-        pl.team_threads = (raw + 31) / 32 * 32;
-        pl.teams_per_block = 1;
-    }
-    pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R));
-
-    const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    const int per_sm = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
-    if (pl.layout.bytes > std::size_t(optin)) return pl;
-    // Teams packed into one block share its shared memory: keep a block to a quarter of an
-    // SM's, so that blocks, not just teams, fill the SM without leaving much unused.
-    const index_t pack = std::max<index_t>(1, index_t(per_sm / 4) / index_t(pl.layout.bytes));
-    pl.teams_per_block = int(std::min<index_t>(
-        {index_t(pl.teams_per_block), pack, index_t(optin / pl.layout.bytes), batch}));
-    pl.teams_per_block = std::max(1, pl.teams_per_block);
-    const index_t blocks = (batch + pl.teams_per_block - 1) / pl.teams_per_block;
-    if (blocks > INT_MAX) return pl;
-    pl.grid = unsigned(blocks);
-    pl.block = unsigned(pl.team_threads * pl.teams_per_block);
-    pl.smem = pl.layout.bytes * pl.teams_per_block;
-    const int rows_per_lane = (pl.M + G - 1) / G;
-    if (pl.block > kSmallThreads || force_large()) pl.variant = Plan::Variant::large;
-    else pl.variant = rows_per_lane > 4 ? Plan::Variant::small8 : Plan::Variant::small4;
-    pl.fits = true;
-    return pl;
-}
-
-/// The kernel variant of a plan, with its shared-memory attributes set: the dynamic limit
-/// raised past 48 KB where needed, and the largest carveout preferred, so that as many
-/// matrices as fit share an SM (left to the driver, the carveout can hold one block).
-template <class T> auto configured_kernel(const Plan& pl) {
-    using DT = device_scalar_t<T>;
-    const auto kernel =
-        pl.variant == Plan::Variant::small4
-            ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, small_min_blocks<DT>(), 4>
-        : pl.variant == Plan::Variant::small8 ? &jacobi_block_per_matrix_kernel<DT, kSmallThreads, 3, 8>
-                                              : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1, 8>;
-    if (pl.smem > 48 * 1024)
-        BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, pl.smem));
-    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                             int(cudaSharedmemCarveoutMaxShared)));
-    return kernel;
 }
 
 }  // namespace
@@ -339,7 +218,7 @@ void launch_tiny(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, re
 }
 
 template <class T>
-void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
+void launch_fused(const FusedPlan& pl, index_t m, index_t n, index_t batch, MatrixBatch<const T> a,
                   real_t<T>* s, index_t s_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                   const Options& opts, bool need_vw, cudaStream_t stream) {
     auto p = common_params<T>(m, n, batch, a, s, s_stride, u, v, info, opts, need_vw);
@@ -348,7 +227,7 @@ void launch_fused(const Plan& pl, index_t m, index_t n, index_t batch, MatrixBat
     p.team_threads = pl.team_threads;
     p.teams_per_block = pl.teams_per_block;
     p.layout = pl.layout;
-    const auto kernel = configured_kernel<T>(pl);
+    const auto kernel = configured_fused_kernel<T>(pl);
     kernel<<<pl.grid, pl.block, pl.smem, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel");
 }
@@ -523,7 +402,7 @@ struct Route {
     Path path = Path::fused;
     WarpPlan warp;  ///< Path::warp
     RowsPlan rows;  ///< Path::rows
-    Plan plan;      ///< Path::fused
+    FusedPlan plan; ///< Path::fused
 };
 /// Where the fused kernel fits but the blocked path (its pair kernel on the FP64 tensor cores
 /// in double precision) is faster, by measurement (H100, 2026-11-25, 1000 square matrices,
@@ -556,7 +435,7 @@ template <class T> Route route(index_t m, index_t n, index_t batch, const Option
     else if ((r.warp = choose_warp<T>(m, n, opts)).fits) r.path = Path::warp;
     else if ((r.rows = choose_rows<T>(m, n, plan, opts)).fits) r.path = Path::rows;
     else {
-        r.plan = make_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
+        r.plan = make_fused_plan<T>(m, n, batch, m >= n ? opts.compute_v : opts.compute_u);
         const bool faster = opts.variant == JacobiVariant::automatic &&
                             blocked_beats_fused<T>(std::max(m, n), std::min(m, n), plan, opts);
         r.path = !r.plan.fits || opts.variant == JacobiVariant::blocked || faster ? Path::blocked : Path::fused;
@@ -822,11 +701,11 @@ void gesvd_host(index_t m, index_t n, index_t batch, MatrixBatch<const T> a, rea
 }
 
 template <class T> bool fits_fused_kernel(index_t m, index_t n, bool need_v) {
-    return make_plan<T>(m, n, 1, need_v).fits;
+    return make_fused_plan<T>(m, n, 1, need_v).fits;
 }
 
 template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t batch, bool need_v) {
-    const Plan pl = make_plan<T>(m, n, batch, need_v);
+    const FusedPlan pl = make_fused_plan<T>(m, n, batch, need_v);
     FusedPlanInfo info;
     info.fits = pl.fits;
     if (!pl.fits) return info;
@@ -836,7 +715,7 @@ template <class T> FusedPlanInfo fused_plan_info(index_t m, index_t n, index_t b
     info.block_threads = int(pl.block);
     info.smem_per_block = pl.smem;
     BATCHSVD_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &info.blocks_per_sm, configured_kernel<T>(pl), int(pl.block), pl.smem));
+        &info.blocks_per_sm, configured_fused_kernel<T>(pl), int(pl.block), pl.smem));
     return info;
 }
 

@@ -11,10 +11,20 @@
 // warp (several teams per block, synchronised by __syncwarp on the team's lanes); a larger
 // team is one block (synchronised by __syncthreads). Each matrix stops on its own when a sweep
 // does no rotation.
+//
+// Global-memory form (TeamLayout::wv_global): W and V_W in a device workspace instead of shared
+// memory, for the hyperbolic SVD of matrices past shared memory (the SVD has its blocked path
+// there). The same code: a barrier orders a block's global accesses as it does its shared ones.
+//
+// Hyperbolic form (Hyp; docs/hyperbolic.md): W = G (m >= n) with its columns reordered so that J
+// is partitioned (the columns with j = +1 first, each sign in input order), the hyperbolic
+// rotation for a pair of opposite signs (signed_rotation), and hsvd_finalize.
 #pragma once
 
 #include "cuda/common/finalize.cuh"
 #include "cuda/common/kernel_common.cuh"
+#include "cuda/hyperbolic/hsvd_finalize.cuh"
+#include "cuda/hyperbolic/hyperbolic_pair.cuh"
 
 namespace batchsvd::cuda {
 
@@ -24,7 +34,7 @@ namespace batchsvd::cuda {
 /// "large" (up to 512 threads, one matrix per block). E: elements of a column each lane
 /// keeps in registers between the dot product and the rotation; rows beyond E * G are
 /// re-read from shared memory.
-template <class T, int MaxThreads, int MinBlocks, int E>
+template <class T, int MaxThreads, int MinBlocks, int E, bool Hyp = false>
 __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     jacobi_block_per_matrix_kernel(const JacobiParams<T> p) {
     using R = core::real_of_t<T>;
@@ -47,15 +57,17 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     const int M = p.M, N = p.N;
     const TeamLayout& L = p.layout;
     unsigned char* base = smem_raw + std::size_t(team) * L.bytes;
-    T* W = reinterpret_cast<T*>(base + L.off_w);
-    T* V = reinterpret_cast<T*>(base + L.off_v);
+    T* W = L.wv_global ? p.wv + std::size_t(b) * L.wv_stride : reinterpret_cast<T*>(base + L.off_w);
+    T* V = L.wv_global ? W + std::size_t(L.ldw) * N : reinterpret_cast<T*>(base + L.off_v);
     R* norms = reinterpret_cast<R*>(base + L.off_norm);  // squared column norms
     R* roots = norms + N + 1;                            // column norms
     T* scratch = reinterpret_cast<T*>(base + L.off_scratch);
     int* rank = reinterpret_cast<int*>(base + L.off_int);
     int* done = rank + N;
     int* flags = done + N;  // [0],[1]: rotation flags (by sweep parity), [2]: nonfinite,
-                            // [3]: zero sigmas, [4]: pivot row of the completion
+                            // [3]: zero sigmas, [4]: pivot row of the completion; hyperbolic
+                            // form: [5] a hyperbolic rotation undefined, [6] npos, and done[q]
+                            // the caller's column of working column q
     unsigned long long* maxbits = reinterpret_cast<unsigned long long*>(base + L.off_max);
     const int ldw = L.ldw, ldv = L.ldv;
 
@@ -71,6 +83,21 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
 
     for (int i = tid; i < 8; i += p.team_threads) flags[i] = 0;  // teams may be 1 thread
     if (tid == 0) *maxbits = 0;
+    int npos = N;
+    if constexpr (Hyp) {  // the columns with j = +1, then the others, each in input order
+        sync();  // (flags zeroed first)
+        if (tid == 0) {
+            const int* js = p.jsig + b * p.jsig_stride;
+            int q = 0;
+            for (int c = 0; c < N; ++c)
+                if (js[c] > 0) done[q++] = c;
+            flags[6] = q;
+            for (int c = 0; c < N; ++c)
+                if (js[c] <= 0) done[q++] = c;
+        }
+        sync();
+        npos = flags[6];
+    }
     sync();
 
     // ---- load W (A or A^H), find max |a| and non-finite entries --------------------------
@@ -81,7 +108,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
         const int total = p.m * p.n;
         for (int idx = tid; idx < total; idx += TS) {
             const int r = idx % p.m, c = idx / p.m;  // element (r, c) of A: coalesced reads
-            T x = a[r + index_t(c) * p.lda];
+            T x = a[r + index_t(Hyp ? done[c] : c) * p.lda];
             if (!core::is_finite(x)) bad = true;
             const R ax = core::abs_of(x);
             amax = ax > amax ? ax : amax;
@@ -95,6 +122,10 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
 
     if (flags[2]) {  // NaN or Inf: info -1, S, U, V all NaN
         write_nonfinite(p, b, tid, TS);
+        if constexpr (Hyp) {
+            if (p.jout)
+                for (int i = tid; i < N; i += TS) p.jout[b * p.jout_stride + i] = i < npos ? 1 : -1;
+        }
         return;
     }
 
@@ -118,7 +149,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     // ---- sweeps of the parallel round-robin ordering ---------------------------------------
     const int steps = core::round_robin_steps(N);
     const core::Tolerance<R> tol{p.tol, core::negligible_norm(scalbn(amax, scale_e))};
-    int sweeps = 0;
+    int sweeps = 0, status = 0;
     bool converged = false;
     for (int sweep = 0; sweep < p.max_sweeps; ++sweep) {
         detail::compute_norms(p, W, ldw, norms, roots, g, lane, gmask);  // exact norms each sweep
@@ -177,54 +208,105 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
                     if (core::needs_rotation_norms(absc, ra, rb, tol)) {
                         const R ea = detail::group_sum(pa, G, gmask);
                         const R eb = detail::group_sum(pb, G, gmask);
-                        const core::Rotation<R> rot = core::jacobi_rotation(ea, eb, absc);
-                        const T tw = core::rotation_twiddle(c, absc, rot.t);
-                        const T mtwc = core::scale(core::conj_of(tw), R(-1));  // -conj(tw)
-                        const R cs = rot.cs;
-                        R sx = 0, sy = 0;  // new squared norms, in case tracking is unreliable
+                        if constexpr (Hyp) {
+                            const bool mixed = (pr.i < npos) != (pr.j < npos);
+                            const detail::SignedRotation<T> hr = detail::signed_rotation<T>(ea, eb, c, mixed, tol);
+                            if (hr.undefined && lane == 0) flags[5] = 1;
+                            if (hr.on) {
+                                R sx = 0, sy = 0;
 #pragma unroll
-                        for (int e = 0; e < E; ++e) {
-                            const int r = lane + e * G;
-                            if (r < M) {
-                                const T nx = core::scale(core::axpy(mtwc, yr[e], xr[e]), cs);
-                                const T ny = core::scale(core::axpy(tw, xr[e], yr[e]), cs);
+                                for (int e = 0; e < E; ++e) {
+                                    const int r = lane + e * G;
+                                    if (r < M) {
+                                        detail::apply_signed(xr[e], yr[e], hr.up);
+                                        x[r] = xr[e];
+                                        y[r] = yr[e];
+                                        sx += core::abs2(xr[e]);
+                                        sy += core::abs2(yr[e]);
+                                    }
+                                }
+                                for (int r = lane + E * G; r < M; r += G) {
+                                    T xo = x[r], yo = y[r];
+                                    detail::apply_signed(xo, yo, hr.up);
+                                    x[r] = xo;
+                                    y[r] = yo;
+                                    sx += core::abs2(xo);
+                                    sy += core::abs2(yo);
+                                }
+                                R na = hr.na, nb = hr.nb;
+                                if (!hr.reliable) {
+                                    na = detail::group_sum(sx, G, gmask);
+                                    nb = detail::group_sum(sy, G, gmask);
+                                }
+                                __syncwarp(gmask);  // roots[] read by the group (as below)
+                                if (lane == 0) {
+                                    norms[pr.i] = na;
+                                    norms[pr.j] = nb;
+                                    roots[pr.i] = std::sqrt(na);
+                                    roots[pr.j] = std::sqrt(nb);
+                                    *rotated = 1;
+                                }
+                                if (p.need_vw) {
+                                    T* vx = V + std::size_t(pr.i) * ldv;
+                                    T* vy = V + std::size_t(pr.j) * ldv;
+                                    for (int r = lane; r < N; r += G) {
+                                        T xo = vx[r], yo = vy[r];
+                                        detail::apply_signed(xo, yo, hr.up);
+                                        vx[r] = xo;
+                                        vy[r] = yo;
+                                    }
+                                }
+                            }
+                        } else {
+                            const core::Rotation<R> rot = core::jacobi_rotation(ea, eb, absc);
+                            const T tw = core::rotation_twiddle(c, absc, rot.t);
+                            const T mtwc = core::scale(core::conj_of(tw), R(-1));  // -conj(tw)
+                            const R cs = rot.cs;
+                            R sx = 0, sy = 0;  // new squared norms, in case tracking is unreliable
+#pragma unroll
+                            for (int e = 0; e < E; ++e) {
+                                const int r = lane + e * G;
+                                if (r < M) {
+                                    const T nx = core::scale(core::axpy(mtwc, yr[e], xr[e]), cs);
+                                    const T ny = core::scale(core::axpy(tw, xr[e], yr[e]), cs);
+                                    x[r] = nx;
+                                    y[r] = ny;
+                                    sx += core::abs2(nx);
+                                    sy += core::abs2(ny);
+                                }
+                            }
+                            for (int r = lane + E * G; r < M; r += G) {
+                                const T xo = x[r], yo = y[r];
+                                const T nx = core::scale(core::axpy(mtwc, yo, xo), cs);
+                                const T ny = core::scale(core::axpy(tw, xo, yo), cs);
                                 x[r] = nx;
                                 y[r] = ny;
                                 sx += core::abs2(nx);
                                 sy += core::abs2(ny);
                             }
-                        }
-                        for (int r = lane + E * G; r < M; r += G) {
-                            const T xo = x[r], yo = y[r];
-                            const T nx = core::scale(core::axpy(mtwc, yo, xo), cs);
-                            const T ny = core::scale(core::axpy(tw, xo, yo), cs);
-                            x[r] = nx;
-                            y[r] = ny;
-                            sx += core::abs2(nx);
-                            sy += core::abs2(ny);
-                        }
-                        core::TrackedNorms<R> tn = core::rotate_norms(ea, eb, absc, rot.t);
-                        if (!tn.reliable) {
-                            tn.a = detail::group_sum(sx, G, gmask);
-                            tn.b = detail::group_sum(sy, G, gmask);
-                        }
-                        // The group's lanes read roots[] above; order those reads before
-                        // lane 0 overwrites them (shuffles imply no memory ordering).
-                        __syncwarp(gmask);
-                        if (lane == 0) {
-                            norms[pr.i] = tn.a;
-                            norms[pr.j] = tn.b;
-                            roots[pr.i] = std::sqrt(tn.a);
-                            roots[pr.j] = std::sqrt(tn.b);
-                            *rotated = 1;
-                        }
-                        if (p.need_vw) {
-                            T* vx = V + std::size_t(pr.i) * ldv;
-                            T* vy = V + std::size_t(pr.j) * ldv;
-                            for (int r = lane; r < N; r += G) {
-                                const T xo = vx[r], yo = vy[r];
-                                vx[r] = core::scale(core::axpy(mtwc, yo, xo), cs);
-                                vy[r] = core::scale(core::axpy(tw, xo, yo), cs);
+                            core::TrackedNorms<R> tn = core::rotate_norms(ea, eb, absc, rot.t);
+                            if (!tn.reliable) {
+                                tn.a = detail::group_sum(sx, G, gmask);
+                                tn.b = detail::group_sum(sy, G, gmask);
+                            }
+                            // The group's lanes read roots[] above; order those reads before
+                            // lane 0 overwrites them (shuffles imply no memory ordering).
+                            __syncwarp(gmask);
+                            if (lane == 0) {
+                                norms[pr.i] = tn.a;
+                                norms[pr.j] = tn.b;
+                                roots[pr.i] = std::sqrt(tn.a);
+                                roots[pr.j] = std::sqrt(tn.b);
+                                *rotated = 1;
+                            }
+                            if (p.need_vw) {
+                                T* vx = V + std::size_t(pr.i) * ldv;
+                                T* vy = V + std::size_t(pr.j) * ldv;
+                                for (int r = lane; r < N; r += G) {
+                                    const T xo = vx[r], yo = vy[r];
+                                    vx[r] = core::scale(core::axpy(mtwc, yo, xo), cs);
+                                    vy[r] = core::scale(core::axpy(tw, xo, yo), cs);
+                                }
                             }
                         }
                     }
@@ -233,6 +315,14 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
             sync();
         }
         ++sweeps;
+        if constexpr (Hyp) {
+            // Set during the sweep, read after its last barrier and before the next sweep's
+            // first write (compute_norms and a barrier come first): the same on every lane.
+            if (*(volatile int*)&flags[5]) {
+                status = info_no_hyperbolic_rotation;
+                break;
+            }
+        }
         const bool any = *(volatile int*)rotated != 0;
         if (!any) {
             converged = true;
@@ -243,8 +333,14 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     // ---- singular values, order, U = W / sigma; S, U, V written once ----------------------
     detail::compute_norms(p, W, ldw, norms, roots, g, lane, gmask);
     sync();
-    finalize_and_write<int>(p, b, W, std::size_t(ldw), V, std::size_t(ldv), norms, rank, done, scratch, flags,
-                       tol.negligible, scale_e, converged ? 0 : sweeps, sweeps, tid, TS, sync);
+    if constexpr (Hyp) {
+        hsvd_finalize(p, b, W, ldw, V, ldv, norms, roots, rank, done, npos, tol.negligible, scale_e, status,
+                      converged ? 0 : sweeps, sweeps, tid, TS, sync);
+    } else {
+        (void)status;
+        finalize_and_write<int>(p, b, W, std::size_t(ldw), V, std::size_t(ldv), norms, rank, done, scratch, flags,
+                                tol.negligible, scale_e, converged ? 0 : sweeps, sweeps, tid, TS, sync);
+    }
 }
 
 }  // namespace batchsvd::cuda

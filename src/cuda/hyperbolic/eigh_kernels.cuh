@@ -31,11 +31,15 @@ template <class T> struct EighWork {
     int* hinfo;
 };
 
-/// The factorisation kernel's shape: matrices (warps) a block, the leading dimension of a
-/// Schur complement in shared memory (odd: a lane a row or a column, no bank conflicts).
-inline constexpr int kFactorWarps = 4;
-inline constexpr int kFactorLd = 33;
-template <class T> constexpr std::size_t factor_smem_bytes() { return std::size_t(kFactorWarps) * 32 * kFactorLd * sizeof(T); }
+/// The factorisation kernel's shape for orders up to 32 K (K = 1, 2: a lane holds K rows or
+/// columns): matrices (warps) a block, and the leading dimension of a Schur complement in shared
+/// memory (odd: a lane a row or a column, no bank conflicts).
+inline constexpr int kFactorMaxOrder = 64;
+template <int K> constexpr int factor_warps() { return K == 1 ? 4 : 2; }
+template <int K> constexpr int factor_ld() { return 32 * K + 1; }
+template <class T, int K> constexpr std::size_t factor_smem_bytes() {
+    return std::size_t(factor_warps<K>()) * 32 * K * factor_ld<K>() * sizeof(T);
+}
 
 namespace detail {
 
@@ -43,24 +47,51 @@ template <class T> __device__ __forceinline__ T warp_shfl(const T& v, int src) {
     return shfl_parts(v, [&](auto x) { return __shfl_sync(0xffffffffu, x, src); });
 }
 
+/// a[k] for a k the same on every lane, by selects (no local memory).
+template <int K, class V> __device__ __forceinline__ V pick(const V (&a)[K], int k) {
+    V r = a[0];
+#pragma unroll
+    for (int q = 1; q < K; ++q)
+        if (k == q) r = a[q];
+    return r;
+}
+
+/// The value position c holds (position c: element c / 32 of lane c % 32).
+template <int K, class V> __device__ __forceinline__ V from_position(const V (&a)[K], int c) {
+    return warp_shfl(pick<K>(a, c >> 5), c & 31);
+}
+
 /// The symmetric exchange of positions x and y of the Schur complement S (rows, then columns,
-/// as the CPU's) and of the pivot order p (lane i holds p_i).
-template <class T> __device__ void swap_positions(T* S, int n, int x, int y, int lane, int& p) {
+/// as the CPU's) and of the pivot order p (lane i holds p_i, p_{i+32}, ...).
+template <int K, class T> __device__ void swap_positions(T* S, int n, int x, int y, int lane, int (&p)[K]) {
+    constexpr int ld = factor_ld<K>();
     if (x == y) return;
-    if (lane < n) {
-        const T u = S[x + lane * kFactorLd];
-        S[x + lane * kFactorLd] = S[y + lane * kFactorLd];
-        S[y + lane * kFactorLd] = u;
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int i = lane + 32 * q;
+        if (i < n) {
+            const T u = S[x + i * ld];
+            S[x + i * ld] = S[y + i * ld];
+            S[y + i * ld] = u;
+        }
     }
     __syncwarp();
-    if (lane < n) {
-        const T u = S[lane + x * kFactorLd];
-        S[lane + x * kFactorLd] = S[lane + y * kFactorLd];
-        S[lane + y * kFactorLd] = u;
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int i = lane + 32 * q;
+        if (i < n) {
+            const T u = S[i + x * ld];
+            S[i + x * ld] = S[i + y * ld];
+            S[i + y * ld] = u;
+        }
     }
     __syncwarp();
-    const int px = __shfl_sync(0xffffffffu, p, x), py = __shfl_sync(0xffffffffu, p, y);
-    p = lane == x ? py : lane == y ? px : p;
+    const int px = from_position<K>(p, x), py = from_position<K>(p, y);
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int i = lane + 32 * q;
+        p[q] = i == x ? py : i == y ? px : p[q];
+    }
 }
 
 /// The better of two pivot candidates (value, then the smaller column, then the smaller row):
@@ -71,31 +102,47 @@ __device__ __forceinline__ bool better(double v, int c, int i, double v2, int c2
 
 /// A = G diag(j) G^H by complete (Bunch-Parlett) pivoting, the CPU's algorithm
 /// (src/cpu/hyperbolic/bunch_parlett.hpp) step for step and with the same arithmetic, a warp on
-/// one matrix: lane c scans column c for the pivot, lane i updates row i of the Schur
-/// complement S (n <= 32, in shared memory, ld kFactorLd; destroyed). G (n x n, ld n, zero on
-/// entry) and j in global memory. Returns the rank r.
-template <class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int lane) {
+/// one matrix: lane c scans columns c, c + 32, ... for the pivot, lane i updates rows i,
+/// i + 32, ... of the Schur complement S (n <= 32 K, in shared memory, ld factor_ld<K>();
+/// destroyed). G (n x n, ld n, zero on entry) and j in global memory. Returns the rank r.
+template <int K, class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int lane) {
     using R = core::real_of_t<T>;
+    constexpr int ld = factor_ld<K>();
     const R alpha = (R(1) + sqrt(R(17))) / R(8);
-    auto at = [&](int i, int k) -> T& { return S[i + k * kFactorLd]; };
-    int p = lane;
+    auto at = [&](int i, int k) -> T& { return S[i + k * ld]; };
+    int p[K];
+#pragma unroll
+    for (int q = 0; q < K; ++q) p[q] = lane + 32 * q;
     int r = 0, k = 0;
     while (k < n) {
-        // The largest diagonal entry (mu1 at d1) and off-diagonal one (mu0 at (i0, j0)).
-        R d = -1, x0 = 0;
-        int i0 = n;
-        if (lane >= k && lane < n) {
-            d = fabs(core::real_part(at(lane, lane)));
-            for (int i = lane + 1; i < n; ++i) {
-                const R x = core::abs_of(at(i, lane));
-                if (x > x0) {
-                    x0 = x;
-                    i0 = i;
+        // The largest diagonal entry (mu1 at d1) and off-diagonal one (mu0 at (r0, c0)).
+        R mu1 = -1, mu0 = 0;
+        int d1 = lane, c0 = lane, r0 = n;
+#pragma unroll
+        for (int q = 0; q < K; ++q) {
+            const int c = lane + 32 * q;
+            if (c >= k && c < n) {
+                const R d = fabs(core::real_part(at(c, c)));
+                if (d > mu1) {  // (a later position of the lane only when larger)
+                    mu1 = d;
+                    d1 = c;
+                }
+                R x0 = 0;
+                int i0 = n;
+                for (int i = c + 1; i < n; ++i) {
+                    const R x = core::abs_of(at(i, c));
+                    if (x > x0) {
+                        x0 = x;
+                        i0 = i;
+                    }
+                }
+                if (better(double(mu0), c0, r0, double(x0), c, i0)) {
+                    mu0 = x0;
+                    c0 = c;
+                    r0 = i0;
                 }
             }
         }
-        R mu1 = d, mu0 = x0;
-        int d1 = lane, c0 = lane, r0 = i0;
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1) {
             const R od = __shfl_xor_sync(0xffffffffu, mu1, off);
@@ -115,28 +162,42 @@ template <class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int l
         if (mu1 == 0 && mu0 == 0) break;  // the rest of A's rank is zero
         if (mu0 == 0) c0 = r0 = k;
         if (mu1 >= alpha * mu0) {
-            swap_positions(S, n, k, d1, lane, p);
+            swap_positions<K>(S, n, k, d1, lane, p);
             const R dd = core::real_part(at(k, k));
             const R f = R(1) / copysign(sqrt(fabs(dd)), dd);
             const int sg = dd > 0 ? 1 : -1;
-            T g0 = T(R(0));
-            if (lane >= k && lane < n) g0 = core::scale(at(lane, k), f);
-            if (lane == k) g0 = T(sqrt(fabs(dd)));
-            if (lane >= k && lane < n) G[p + r * n] = g0;
+            T g0[K];
+#pragma unroll
+            for (int q = 0; q < K; ++q) {
+                const int i = lane + 32 * q;
+                g0[q] = T(R(0));
+                if (i >= k && i < n) {
+                    g0[q] = i == k ? T(sqrt(fabs(dd))) : core::scale(at(i, k), f);
+                    G[p[q] + r * n] = g0[q];
+                }
+            }
             if (lane == 0) j[r] = sg;
             // S -= g sg g^H on the trailing block, a row a lane
             for (int c = k + 1; c < n; ++c) {
-                const T gc = warp_shfl(g0, c);
-                if (lane > k && lane < n) at(lane, c) = core::axpy(core::scale(core::conj_of(gc), R(-sg)), g0, at(lane, c));
+                const T mg = core::scale(core::conj_of(from_position<K>(g0, c)), R(-sg));
+#pragma unroll
+                for (int q = 0; q < K; ++q) {
+                    const int i = lane + 32 * q;
+                    if (i > k && i < n) at(i, c) = core::axpy(mg, g0[q], at(i, c));
+                }
             }
             __syncwarp();
-            if (lane > k && lane < n) at(lane, lane) = T(core::real_part(at(lane, lane)));
+#pragma unroll
+            for (int q = 0; q < K; ++q) {
+                const int i = lane + 32 * q;
+                if (i > k && i < n) at(i, i) = T(core::real_part(at(i, i)));
+            }
             __syncwarp();
             r += 1;
             k += 1;
         } else {
-            swap_positions(S, n, k, c0, lane, p);
-            swap_positions(S, n, k + 1, r0 == k ? c0 : r0, lane, p);
+            swap_positions<K>(S, n, k, c0, lane, p);
+            swap_positions<K>(S, n, k + 1, r0 == k ? c0 : r0, lane, p);
             const R e11 = core::real_part(at(k, k)), e22 = core::real_part(at(k + 1, k + 1));
             const T e12 = at(k, k + 1);  // (k, k+1): conj of the stored (k+1, k)
             const R ac = core::abs_of(e12);
@@ -146,13 +207,18 @@ template <class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int l
             const R f1 = R(1) / copysign(sqrt(fabs(l1)), l1);
             const R f2 = R(1) / copysign(sqrt(fabs(l2)), l2);
             const T mtwc = core::scale(core::conj_of(tw), R(-1));
-            T g0 = T(R(0)), g1 = T(R(0));
-            if (lane >= k && lane < n) {
-                const T x = at(lane, k), y = at(lane, k + 1);
-                g0 = core::scale(core::scale(core::axpy(mtwc, y, x), rot.cs), f1);  // [x y] q1
-                g1 = core::scale(core::scale(core::axpy(tw, x, y), rot.cs), f2);    // [x y] q2
-                G[p + r * n] = g0;
-                G[p + (r + 1) * n] = g1;
+            T g0[K], g1[K];
+#pragma unroll
+            for (int q = 0; q < K; ++q) {
+                const int i = lane + 32 * q;
+                g0[q] = g1[q] = T(R(0));
+                if (i >= k && i < n) {
+                    const T x = at(i, k), y = at(i, k + 1);
+                    g0[q] = core::scale(core::scale(core::axpy(mtwc, y, x), rot.cs), f1);  // [x y] q1
+                    g1[q] = core::scale(core::scale(core::axpy(tw, x, y), rot.cs), f2);    // [x y] q2
+                    G[p[q] + r * n] = g0[q];
+                    G[p[q] + (r + 1) * n] = g1[q];
+                }
             }
             const int s1 = l1 > 0 ? 1 : -1, s2 = l2 > 0 ? 1 : -1;
             if (lane == 0) {
@@ -160,14 +226,20 @@ template <class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int l
                 j[r + 1] = s2;
             }
             for (int c = k + 2; c < n; ++c) {
-                const T gc0 = warp_shfl(g0, c), gc1 = warp_shfl(g1, c);
-                if (lane > k + 1 && lane < n) {
-                    const T mg0 = core::scale(core::conj_of(gc0), R(-s1)), mg1 = core::scale(core::conj_of(gc1), R(-s2));
-                    at(lane, c) = core::axpy(mg1, g1, core::axpy(mg0, g0, at(lane, c)));
+                const T mg0 = core::scale(core::conj_of(from_position<K>(g0, c)), R(-s1));
+                const T mg1 = core::scale(core::conj_of(from_position<K>(g1, c)), R(-s2));
+#pragma unroll
+                for (int q = 0; q < K; ++q) {
+                    const int i = lane + 32 * q;
+                    if (i > k + 1 && i < n) at(i, c) = core::axpy(mg1, g1[q], core::axpy(mg0, g0[q], at(i, c)));
                 }
             }
             __syncwarp();
-            if (lane > k + 1 && lane < n) at(lane, lane) = T(core::real_part(at(lane, lane)));
+#pragma unroll
+            for (int q = 0; q < K; ++q) {
+                const int i = lane + 32 * q;
+                if (i > k + 1 && i < n) at(i, i) = T(core::real_part(at(i, i)));
+            }
             __syncwarp();
             r += 2;
             k += 2;
@@ -179,31 +251,35 @@ template <class T> __device__ int j_factor_warp(int n, T* S, T* G, int* j, int l
 }  // namespace detail
 
 /// Warp b: matrix b's lower triangle (the diagonal's imaginary part dropped), checked and
-/// scaled as the CPU's load_hermitian does, factored into G and J (n <= 32).
-template <class T>
-__global__ void __launch_bounds__(32 * kFactorWarps)
+/// scaled as the CPU's load_hermitian does, factored into G and J (n <= 32 K).
+template <class T, int K>
+__global__ void __launch_bounds__(32 * factor_warps<K>())
     j_factor_kernel(const T* a, index_t lda, index_t stride_a, int n, index_t batch, EighWork<T> w) {
     using R = core::real_of_t<T>;
+    constexpr int ld = factor_ld<K>();
     extern __shared__ __align__(16) unsigned char smem_raw[];
     const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
-    const index_t b = index_t(blockIdx.x) * kFactorWarps + warp;
+    const index_t b = index_t(blockIdx.x) * factor_warps<K>() + warp;
     if (b >= batch) return;  // whole warps
-    T* S = reinterpret_cast<T*>(smem_raw) + std::size_t(warp) * 32 * kFactorLd;
+    T* S = reinterpret_cast<T*>(smem_raw) + std::size_t(warp) * 32 * K * ld;
     const T* ab = a + b * stride_a;
     R amax = 0;
     bool finite = true;
-    if (lane < n) {
-        const int c = lane;
-        const R d = core::real_part(ab[c + c * lda]);
-        finite = isfinite(d);
-        amax = fabs(d);
-        S[c + c * kFactorLd] = T(d);
-        for (int i = c + 1; i < n; ++i) {
-            const T x = ab[i + c * lda];
-            finite = finite && core::is_finite(x);
-            amax = fmax(amax, fmax(fabs(core::real_part(x)), fabs(core::imag_part(x))));
-            S[i + c * kFactorLd] = x;
-            S[c + i * kFactorLd] = core::conj_of(x);
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int c = lane + 32 * q;
+        if (c < n) {
+            const R d = core::real_part(ab[c + c * lda]);
+            finite = finite && isfinite(d);
+            amax = fmax(amax, fabs(d));
+            S[c + c * ld] = T(d);
+            for (int i = c + 1; i < n; ++i) {
+                const T x = ab[i + c * lda];
+                finite = finite && core::is_finite(x);
+                amax = fmax(amax, fmax(fabs(core::real_part(x)), fabs(core::imag_part(x))));
+                S[i + c * ld] = x;
+                S[c + i * ld] = core::conj_of(x);
+            }
         }
     }
     finite = __all_sync(0xffffffffu, finite);
@@ -218,23 +294,26 @@ __global__ void __launch_bounds__(32 * kFactorWarps)
         state = finite ? eigh_zero : eigh_nonfinite;
     } else {
         e = detail::scale_exponent(amax);
-        if (e != 0 && lane < n)
-            for (int i = 0; i < n; ++i) S[i + lane * kFactorLd] = detail::scale_pow2(S[i + lane * kFactorLd], e);
+        if (e != 0)
+            for (int c = lane; c < n; c += 32)
+                for (int i = 0; i < n; ++i) S[i + c * ld] = detail::scale_pow2(S[i + c * ld], e);
         __syncwarp();
-        r = detail::j_factor_warp(n, S, G, J, lane);
+        r = detail::j_factor_warp<K>(n, S, G, J, lane);
         if (r < n) state = eigh_singular;
     }
-    if (lane >= r && lane < n) J[lane] = 1;  // the zero columns (an HSVD the assembly ignores)
+    for (int i = lane; i < n; i += 32)
+        if (i >= r) J[i] = 1;  // the zero columns (an HSVD the assembly ignores)
     if (lane == 0) {
         w.state[b] = state;
         w.scale[b] = e;
     }
 }
 
-/// Warp b (a lane an eigenvalue, n <= 32): lambda = j' sigma^2 2^-e from matrix b's HSVD, in
-/// ascending order (stable), the eigenvectors U's columns in the same order; the states without
-/// an HSVD as the CPU's eigh_one gives them. Matrices left to the CPU are not touched.
-template <class T>
+/// Warp b (a lane eigenvalues lane, lane + 32, ...; n <= 32 K): lambda = j' sigma^2 2^-e from
+/// matrix b's HSVD, in ascending order (stable), the eigenvectors U's columns in the same order;
+/// the states without an HSVD as the CPU's eigh_one gives them. Matrices left to the CPU are not
+/// touched.
+template <class T, int K>
 __global__ void eigh_assemble_kernel(int n, index_t batch, EighWork<T> w, core::real_of_t<T>* wout, index_t w_stride,
                                      T* z, index_t ldz, index_t stride_z, int* info, int* sweeps) {
     using R = core::real_of_t<T>;
@@ -267,21 +346,32 @@ __global__ void eigh_assemble_kernel(int n, index_t batch, EighWork<T> w, core::
         }
         return;
     }
-    R lam = 0;
-    if (lane < n) {
-        const R sv = w.sigma[b * n + lane];
-        lam = scalbn(R(w.jout[b * n + lane]) * sv * sv, -w.scale[b]);
+    R lam[K];
+    int rank[K];
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int i = lane + 32 * q;
+        lam[q] = 0;
+        rank[q] = 0;
+        if (i < n) {
+            const R sv = w.sigma[b * n + i];
+            lam[q] = scalbn(R(w.jout[b * n + i]) * sv * sv, -w.scale[b]);
+        }
     }
-    int rank = 0;
-    for (int q = 0; q < n; ++q) {
-        const R x = __shfl_sync(0xffffffffu, lam, q);
-        rank += (x < lam || (x == lam && q < lane)) ? 1 : 0;
+    for (int c = 0; c < n; ++c) {
+        const R x = detail::from_position<K>(lam, c);
+#pragma unroll
+        for (int q = 0; q < K; ++q) rank[q] += (x < lam[q] || (x == lam[q] && c < lane + 32 * q)) ? 1 : 0;
     }
-    if (lane < n) {
-        wb[rank] = lam;
-        if (zb) {
-            const T* ub = w.u + b * index_t(n) * n + index_t(lane) * n;
-            for (int i = 0; i < n; ++i) zb[i + index_t(rank) * ldz] = ub[i];
+#pragma unroll
+    for (int q = 0; q < K; ++q) {
+        const int i = lane + 32 * q;
+        if (i < n) {
+            wb[rank[q]] = lam[q];
+            if (zb) {
+                const T* ub = w.u + b * index_t(n) * n + index_t(i) * n;
+                for (int r = 0; r < n; ++r) zb[r + index_t(rank[q]) * ldz] = ub[r];
+            }
         }
     }
     if (lane == 0) info[b] = hinfo;

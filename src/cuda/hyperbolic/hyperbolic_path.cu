@@ -2,11 +2,13 @@
 #include "cuda/hyperbolic/hyperbolic_path.hpp"
 
 #include <climits>
+#include <cstdlib>
 
 #include "cuda/common/check.hpp"
 #include "cuda/common/device_buffer.hpp"
 #include "cuda/common/smem_limit.hpp"
 #include "cuda/dispatch_rules.hpp"
+#include "cuda/fused/fused_launch.cuh"
 #include "cuda/hyperbolic/eigh_kernels.cuh"
 #include "cuda/warp/warp_path.hpp"
 
@@ -16,9 +18,45 @@ namespace {
 
 template <class T> WarpPlan plan_for(index_t m, index_t n) { return warp_hyperbolic_plan<T>(m, n); }
 
+/// BATCHSVD_CUDA_HSVD_GLOBAL: every shape to the fused kernel's global-memory form (tests run
+/// it on small shapes; read on every call).
+bool force_global_form() { return std::getenv("BATCHSVD_CUDA_HSVD_GLOBAL") != nullptr; }
+
+/// The factorisation of every matrix (a warp a matrix, K rows a lane).
+template <class DT, int K>
+void launch_j_factor(const DT* a, index_t lda, index_t stride_a, int n, index_t batch, const EighWork<DT>& work,
+                     cudaStream_t stream) {
+    constexpr int warps = factor_warps<K>();
+    const index_t blocks = (batch + warps - 1) / warps;
+    if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::eigh_indefinite: batch too large");
+    const std::size_t smem = factor_smem_bytes<DT, K>();
+    if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(&j_factor_kernel<DT, K>, smem));
+    j_factor_kernel<DT, K><<<unsigned(blocks), 32 * warps, smem, stream>>>(a, lda, stride_a, n, batch, work);
+    BATCHSVD_CUDA_CHECK_LAUNCH("j_factor_kernel");
+}
+
 }  // namespace
 
-template <class T> bool hsvd_on_device(index_t m, index_t n) { return m >= n && plan_for<T>(m, n).fits; }
+/// Device memory the global-memory form's workspace may take at once (the batch runs in
+/// chunks of as many matrices).
+constexpr std::size_t kGlobalFormWorkspace = std::size_t(1) << 30;
+
+/// The fused kernel's hyperbolic form on p's batch (p.layout and the team set from pl).
+template <class DT> void launch_fused_hyperbolic(const FusedPlan& pl, JacobiParams<DT> p, cudaStream_t stream) {
+    p.G = pl.G;
+    p.P = pl.P;
+    p.team_threads = pl.team_threads;
+    p.teams_per_block = pl.teams_per_block;
+    p.layout = pl.layout;
+    const auto kernel = configured_fused_kernel<DT, true>(pl);
+    kernel<<<pl.grid, pl.block, pl.smem, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel (hyperbolic)");
+}
+
+template <class T> bool hsvd_on_device(index_t m, index_t n, bool need_v) {
+    return m >= n && (plan_for<T>(m, n).fits || make_fused_plan<T>(m, n, 1, need_v).fits ||
+                      make_fused_plan<T>(m, n, 1, need_v, true).fits);
+}
 
 template <class T>
 void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
@@ -31,17 +69,45 @@ void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Si
         if (opts.sweeps) BATCHSVD_CUDA_CHECK(cudaMemsetAsync(opts.sweeps, 0, std::size_t(batch) * sizeof(int), stream));
         return;
     }
-    const WarpPlan wp = plan_for<T>(m, n);
-    if (!wp.fits) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: no device path for this shape (internal)");
     auto p = common_params<T>(m, n, batch, g, s, s_stride, u, v, info, opts, opts.compute_v);
     p.jsig = j.data;
     p.jsig_stride = j.stride;
     p.jout = j_out;
     p.jout_stride = j_out_stride;
-    launch_warp_hyperbolic<T>(wp, p, stream);
+    const bool global = force_global_form();
+    const WarpPlan wp = plan_for<T>(m, n);
+    if (wp.fits && !global) {
+        launch_warp_hyperbolic<T>(wp, p, stream);
+        return;
+    }
+    // The fused kernel's hyperbolic form, on the SVD's plan for the shape: in shared memory
+    // where it fits, else with W and V_W in a device workspace, a chunk of the batch at a time.
+    using DT = device_scalar_t<T>;
+    const FusedPlan pl = make_fused_plan<T>(m, n, batch, opts.compute_v);
+    if (pl.fits && !global) return launch_fused_hyperbolic<DT>(pl, p, stream);
+    const FusedPlan one = make_fused_plan<T>(m, n, 1, opts.compute_v, true);
+    if (!one.fits) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: no device path for this shape (internal)");
+    const std::size_t per = one.layout.wv_stride;
+    const index_t chunk = std::max<index_t>(1, std::min<index_t>(batch, index_t(kGlobalFormWorkspace / (per * sizeof(DT)))));
+    DeviceBuffer<DT> wv(std::size_t(chunk) * per, stream);
+    for (index_t b0 = 0; b0 < batch; b0 += chunk) {
+        const index_t count = std::min(chunk, batch - b0);
+        JacobiParams<DT> q = p;
+        q.a += b0 * p.stride_a;
+        q.s += b0 * p.s_stride;
+        if (q.u) q.u += b0 * p.stride_u;
+        if (q.v) q.v += b0 * p.stride_v;
+        q.info += b0;
+        if (q.sweeps) q.sweeps += b0;
+        q.jsig += b0 * p.jsig_stride;
+        if (q.jout) q.jout += b0 * p.jout_stride;
+        q.batch = count;
+        q.wv = wv.get();
+        launch_fused_hyperbolic<DT>(make_fused_plan<T>(m, n, count, opts.compute_v, true), q, stream);
+    }
 }
 
-template <class T> bool eigh_indefinite_on_device(index_t n) { return hsvd_on_device<T>(n, n); }
+template <class T> bool eigh_indefinite_on_device(index_t n) { return n <= kFactorMaxOrder && hsvd_on_device<T>(n, n, false); }
 
 template <class T>
 std::vector<index_t> eigh_indefinite_device(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w,
@@ -70,13 +136,10 @@ std::vector<index_t> eigh_indefinite_device(index_t n, index_t batch, MatrixBatc
     work.sigma = sigma.get();
     work.u = uu.get();
     constexpr int threads = 128;
-    const index_t blocks = (batch + kFactorWarps - 1) / kFactorWarps;
-    if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::eigh_indefinite: batch too large");
-    const std::size_t smem = factor_smem_bytes<DT>();
-    if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(&j_factor_kernel<DT>, smem));
-    j_factor_kernel<DT><<<unsigned(blocks), 32 * kFactorWarps, smem, stream>>>(reinterpret_cast<const DT*>(a.data), a.ld,
-                                                                            a.stride, int(n), batch, work);
-    BATCHSVD_CUDA_CHECK_LAUNCH("j_factor_kernel");
+    const bool wide = n > 32;  // two rows a lane
+    const DT* da = reinterpret_cast<const DT*>(a.data);
+    if (wide) launch_j_factor<DT, 2>(da, a.ld, a.stride, int(n), batch, work, stream);
+    else launch_j_factor<DT, 1>(da, a.ld, a.stride, int(n), batch, work, stream);
     // The HSVD of every G (the singular and zero ones too: the assembly ignores them).
     Options o = opts;
     o.compute_u = want_z;
@@ -86,9 +149,10 @@ std::vector<index_t> eigh_indefinite_device(index_t n, index_t batch, MatrixBatc
                    MatrixBatch<T>{reinterpret_cast<T*>(work.u), n, n * n}, MatrixBatch<T>{}, work.hinfo, o);
     const index_t warps_blocks = (batch * 32 + threads - 1) / threads;
     if (warps_blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::eigh_indefinite: batch too large");
-    eigh_assemble_kernel<DT><<<unsigned(warps_blocks), threads, 0, stream>>>(
-        int(n), batch, work, w, w_stride, want_z ? reinterpret_cast<DT*>(z.data) : nullptr, z.ld, z.stride, info,
-        opts.sweeps);
+    const auto assemble = wide ? &eigh_assemble_kernel<DT, 2> : &eigh_assemble_kernel<DT, 1>;
+    assemble<<<unsigned(warps_blocks), threads, 0, stream>>>(int(n), batch, work, w, w_stride,
+                                                             want_z ? reinterpret_cast<DT*>(z.data) : nullptr, z.ld,
+                                                             z.stride, info, opts.sweeps);
     BATCHSVD_CUDA_CHECK_LAUNCH("eigh_assemble_kernel");
     std::vector<int> state(B);
     BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(state.data(), work.state, B * sizeof(int), cudaMemcpyDeviceToHost, stream));
@@ -110,7 +174,7 @@ std::vector<int> signatures_to_host(const int* j, index_t count, const Options& 
 }
 
 #define BATCHSVD_HYPERBOLIC_INSTANTIATE_(T)                                                                          \
-    template bool hsvd_on_device<T>(index_t, index_t);                                                               \
+    template bool hsvd_on_device<T>(index_t, index_t, bool);                                                             \
     template void hsvd_device<T>(index_t, index_t, index_t, MatrixBatch<const T>, SignatureBatch, real_t<T>*,       \
                                  index_t, int*, index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);     \
     template bool eigh_indefinite_on_device<T>(index_t);                                                             \

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend's hyperbolic SVD and eigh_indefinite on device memory: the warp kernel's
-// hyperbolic form (warp_kernel.cuh) for the shapes it holds in registers, the J-factorisation
-// and the assembly of eigenpairs around it (eigh_kernels.cuh). Stream-ordered on opts.stream.
+// hyperbolic form (warp_kernel.cuh) for the shapes it holds in registers, the fused kernel's
+// (fused_kernel.cuh) for those its shared memory holds, the J-factorisation and the assembly of
+// eigenpairs around it (eigh_kernels.cuh). Stream-ordered on opts.stream.
 #pragma once
 
 #include <vector>
@@ -10,9 +11,10 @@
 
 namespace batchsvd::cuda {
 
-/// Whether hsvd_device takes m x n matrices (m >= n): a team of 6 to 32 lanes holds G and V in
-/// registers with one or two rows a lane (warp_hyperbolic_plan).
-template <class T> bool hsvd_on_device(index_t m, index_t n);
+/// Whether hsvd_device takes m x n matrices (m >= n), with V_W when need_v: the warp kernel
+/// (a team of 6 to 32 lanes holds G and V in registers with one or two rows a lane:
+/// warp_hyperbolic_plan), else the fused kernel (G and V in one team's shared memory).
+template <class T> bool hsvd_on_device(index_t m, index_t n, bool need_v);
 
 /// hsvd on device memory (every pointer a device pointer; hsvd_on_device(m, n)).
 template <class T>
@@ -20,7 +22,8 @@ void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Si
                  index_t s_stride, int* j_out, index_t j_out_stride, MatrixBatch<T> u, MatrixBatch<T> v, int* info,
                  const Options& opts);
 
-/// Whether eigh_indefinite_device takes matrices of order n: hsvd_on_device(n, n).
+/// Whether eigh_indefinite_device takes matrices of order n: up to the factorisation kernel's
+/// order (kFactorMaxOrder), where hsvd_on_device(n, n, false).
 template <class T> bool eigh_indefinite_on_device(index_t n);
 
 /// eigh_indefinite on device memory. Returns the matrices it left to the caller: those of

@@ -620,9 +620,10 @@ __device__ __forceinline__ void warp_jacobi_solve(const JacobiParams<T>& p) {
     detail::TeamSync sync{mask, true};
     sync();
     if constexpr (Hyp) {
-        (void)done;
         (void)scratch;
-        hsvd_finalize(p, b, Ws, ldw, Vs, ldv, norms, norms, rank, source, npos, tol.negligible, scale_e, t.status,
+        if (lane < N) done[lane] = source;  // hsvd_finalize's source[]
+        sync();
+        hsvd_finalize(p, b, Ws, ldw, Vs, ldv, norms, norms, rank, done, npos, tol.negligible, scale_e, t.status,
                       t.converged ? 0 : sweeps, sweeps, lane, NC, sync);
     } else {
         finalize_and_write<int>(p, b, Ws, std::size_t(ldw), Vs, std::size_t(ldv), norms, rank, done, scratch, flags,
