@@ -33,10 +33,11 @@ def main():
                 ax1.semilogy([x for x, _ in unb], [y for _, y in unb], mark + ":", color=line.get_color(),
                              label="%s, batch %s: / the SVD on the same kernel" % (prec, batch))
     ax1.axhline(1.5, color="grey", ls="--", lw=0.8, label="1.5x")
+    ax1.set_xscale("log", base=2)
     ax1.set_xlabel("order n (n x n, alternating signature)")
     ax1.set_ylabel("hsvd time / SVD time (same G, U and V)")
     ax1.set_title("hsvd against our SVD")
-    ax1.legend(fontsize=7)
+    ax1.legend(fontsize=6, loc="upper left")
     e = sorted([r for r in rows if r["mode"] == "eigh_indefinite" and r["precision"] == "f64"],
                key=lambda r: int(r["n"]))
     if e:

@@ -113,7 +113,7 @@ void hsvd(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Signature
                                  inf, o);
         };
         const cudaStream_t stream = static_cast<cudaStream_t>(opts.stream);
-        const bool gpu_shape = cuda::hsvd_on_device<T>(m, n, opts.compute_v);
+        const bool gpu_shape = cuda::hsvd_on_device<T>(m, n);
         if (device && gpu_shape) on_gpu(g, j.data, s, j_out, u, v, info, opts.sweeps);
         else if (device) cuda::on_host_copies(ops, stream, [&](const std::vector<void*>& x) { args(x, on_cpu); });
         else if (gpu_shape) cuda::on_device_copies(ops, stream, opts.threads, [&](const std::vector<void*>& x) { args(x, on_gpu); });

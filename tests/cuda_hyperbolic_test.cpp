@@ -2,8 +2,8 @@
 // hsvd and eigh_indefinite on device memory: bitwise the results of the same call from host
 // memory with Backend::cuda (whose accuracy hyperbolic_test.cpp checks), outputs poisoned
 // first, the caller's padding between matrices untouched; eigh_indefinite past the GPU's
-// orders (through host copies) bitwise the CPU backend's (hsvd goes there only past 1024
-// columns, not tested here for the cost); mixed memory, the cpu backend with device pointers
+// orders (through host copies) bitwise the CPU backend's (hsvd goes there only past m n = 2^30,
+// not tested here for the cost); mixed memory, the cpu backend with device pointers
 // and a bad signature entry in device memory are invalid_argument. Skips without a CUDA device.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -113,7 +113,7 @@ TEST(HyperbolicCuda, DeviceMemoryGivesTheHostCallsResult) {
     SKIP_WITHOUT_CUDA("hsvd on device memory");
     each_type([](auto zero) {
         using T = decltype(zero);
-        // The warp kernel, the fused one, its global-memory form (past shared memory).
+        // The warp kernel, the fused one, the blocked iteration (past shared memory).
         for (auto [m, n] : {std::pair<index_t, index_t>{9, 9}, {32, 16}, {20, 13}, {3, 2}, {40, 36}, {66, 33}, {200, 180}})
             device_equals_host<T>(m, n, Backend::cuda);
     });

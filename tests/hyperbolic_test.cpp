@@ -138,8 +138,8 @@ HsvdErrors measure_hsvd(index_t m, index_t n, const T* g, const int* j, const re
 void hsvd_relations(Backend backend, std::vector<std::pair<index_t, index_t>> shapes = {}) {
     if (shapes.empty()) {
         // (On the GPU: 2 x 2 to 32 x 32 and 40 x 10 by the warp kernel, complex128 to 16
-        // columns; 33 x 33, 64 x 64 and 70 x 45 by the fused kernel, 130 x 125 by its
-        // global-memory form in float64 and the complex types.)
+        // columns; 33 x 33, 64 x 64 and 70 x 45 by the fused kernel, 130 x 125 by the blocked
+        // iteration in float64 and the complex types.)
         shapes = {{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}, {100, 12}};
         if (backend == Backend::cpu) shapes.insert(shapes.end(), {{130, 40}, {90, 70}});
         else shapes.insert(shapes.end(), {{32, 32}, {16, 16}, {30, 17}, {64, 16}, {24, 5}, {64, 64}, {70, 45}, {130, 125}});
@@ -347,15 +347,16 @@ TEST(HyperbolicCuda, StatusCodesAreIsolated) {
     status_codes_are_isolated(Backend::cuda);
 }
 
-TEST(HyperbolicCuda, GlobalMemoryFormOnEveryShape) {
-    // The fused kernel's global-memory form (W and V in device memory: the shapes past shared
-    // memory) forced on the shapes the warp kernel and the shared-memory form take.
+TEST(HyperbolicCuda, BlockedIterationOnEveryShape) {
+    // The blocked iteration (block pairs of 2 x 16 columns, the shapes past shared memory)
+    // forced on the shapes of the other forms: one block (with padding), a ragged last block,
+    // an odd count of blocks.
     SKIP_CUDA_CASE_WITHOUT_DEVICE(Backend::cuda);
-    setenv("BATCHSVD_CUDA_HSVD_GLOBAL", "1", 1);
+    setenv("BATCHSVD_CUDA_HSVD_BLOCKED", "1", 1);
     struct Unset {
-        ~Unset() { unsetenv("BATCHSVD_CUDA_HSVD_GLOBAL"); }
+        ~Unset() { unsetenv("BATCHSVD_CUDA_HSVD_BLOCKED"); }
     } unset;
-    hsvd_relations(Backend::cuda, {{2, 2}, {9, 9}, {40, 10}, {33, 33}, {70, 45}});
+    hsvd_relations(Backend::cuda, {{2, 2}, {9, 9}, {40, 10}, {33, 33}, {70, 45}, {64, 64}, {100, 81}});
     status_codes_are_isolated(Backend::cuda);
 }
 

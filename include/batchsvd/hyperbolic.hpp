@@ -20,9 +20,9 @@
 // Backends, as gesvd's: host memory runs on the CPU backend unless opts.backend is
 // Backend::cuda (then through device copies), device memory on the CUDA backend (every pointer,
 // the signatures included, in device memory; mixed memory is invalid_argument). On the GPU,
-// hsvd takes G of up to 1024 columns and eigh_indefinite orders up to 64; wider G, larger A and
-// the singular matrices of eigh_indefinite (0 < rank < n) run on the CPU backend through host
-// copies. A device call reads the signatures back to check them and synchronises the stream
+// hsvd takes G up to m n = 2^30 (the register, shared-memory and blocked forms of the SVD's
+// kernels) and eigh_indefinite orders up to 64; larger A and the singular matrices of
+// eigh_indefinite (0 < rank < n) run on the CPU backend through host copies. A device call reads the signatures back to check them and synchronises the stream
 // (eigh_indefinite: to find the singular matrices); docs/hyperbolic.md.
 #pragma once
 

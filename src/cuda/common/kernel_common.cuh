@@ -33,28 +33,22 @@ template <class T> using device_scalar_t = typename device_scalar<T>::type;
 
 
 /// Shared-memory layout of one team (one matrix), in bytes. Host and device compute it alike.
-/// With wv_global (the fused kernel's global-memory form) W and V_W are not in shared memory
-/// but in a device workspace, wv_stride elements a matrix (V_W right after W).
 struct TeamLayout {
-    int ldw = 0, ldv = 0;  ///< leading dimensions (odd in shared memory, against bank conflicts)
+    int ldw = 0, ldv = 0;  ///< leading dimensions (odd, against bank conflicts)
     std::size_t off_w = 0, off_v = 0, off_norm = 0, off_scratch = 0, off_int = 0, off_max = 0;
     std::size_t bytes = 0;
-    bool wv_global = false;
-    std::size_t wv_stride = 0;
 };
 
 __host__ __device__ inline std::size_t align16(std::size_t x) { return (x + 15) & ~std::size_t(15); }
 
 __host__ __device__ inline TeamLayout team_layout(int M, int N, bool need_v, std::size_t tsize,
-                                                  std::size_t rsize, bool wv_global = false) {
+                                                  std::size_t rsize) {
     TeamLayout l;
-    l.wv_global = wv_global;
-    l.ldw = wv_global ? M : M | 1;
-    l.ldv = wv_global ? N : N | 1;
-    l.wv_stride = wv_global ? std::size_t(l.ldw) * N + (need_v ? std::size_t(l.ldv) * N : 0) : 0;
+    l.ldw = M | 1;
+    l.ldv = N | 1;
     l.off_w = 0;
-    l.off_v = wv_global ? 0 : align16(l.off_w + std::size_t(l.ldw) * N * tsize);
-    l.off_norm = wv_global ? 0 : align16(l.off_v + (need_v ? std::size_t(l.ldv) * N * tsize : 0));
+    l.off_v = align16(l.off_w + std::size_t(l.ldw) * N * tsize);
+    l.off_norm = align16(l.off_v + (need_v ? std::size_t(l.ldv) * N * tsize : 0));
     // squared norms (then sigma, plus one spare), then the norms themselves
     l.off_scratch = align16(l.off_norm + std::size_t(2 * N + 1) * rsize);
     l.off_int = align16(l.off_scratch + std::size_t(N) * tsize);        // completion coeffs
@@ -93,8 +87,6 @@ template <class T> struct JacobiParams {
     index_t jsig_stride = 0;
     int* jout = nullptr;
     index_t jout_stride = 0;
-    /// The fused kernel's global-memory form (layout.wv_global): W and V_W of every matrix.
-    T* wv = nullptr;
 };
 
 namespace detail {

@@ -12,10 +12,6 @@
 // team is one block (synchronised by __syncthreads). Each matrix stops on its own when a sweep
 // does no rotation.
 //
-// Global-memory form (TeamLayout::wv_global): W and V_W in a device workspace instead of shared
-// memory, for the hyperbolic SVD of matrices past shared memory (the SVD has its blocked path
-// there). The same code: a barrier orders a block's global accesses as it does its shared ones.
-//
 // Hyperbolic form (Hyp; docs/hyperbolic.md): W = G (m >= n) with its columns reordered so that J
 // is partitioned (the columns with j = +1 first, each sign in input order), the hyperbolic
 // rotation for a pair of opposite signs (signed_rotation), and hsvd_finalize.
@@ -57,8 +53,8 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     const int M = p.M, N = p.N;
     const TeamLayout& L = p.layout;
     unsigned char* base = smem_raw + std::size_t(team) * L.bytes;
-    T* W = L.wv_global ? p.wv + std::size_t(b) * L.wv_stride : reinterpret_cast<T*>(base + L.off_w);
-    T* V = L.wv_global ? W + std::size_t(L.ldw) * N : reinterpret_cast<T*>(base + L.off_v);
+    T* W = reinterpret_cast<T*>(base + L.off_w);
+    T* V = reinterpret_cast<T*>(base + L.off_v);
     R* norms = reinterpret_cast<R*>(base + L.off_norm);  // squared column norms
     R* roots = norms + N + 1;                            // column norms
     T* scratch = reinterpret_cast<T*>(base + L.off_scratch);

@@ -71,10 +71,9 @@ inline bool force_large() {
     return v;
 }
 
-/// The fused kernel's plan for an m x n batch; with wv_global its global-memory form (W and V_W
-/// in a workspace the caller gives: TeamLayout::wv_stride elements a matrix).
+/// The fused kernel's plan for an m x n batch (with room for V_W when need_vw).
 template <class T>
-FusedPlan make_fused_plan(index_t m, index_t n, index_t batch, bool need_vw, bool wv_global = false) {
+FusedPlan make_fused_plan(index_t m, index_t n, index_t batch, bool need_vw) {
     using DT = device_scalar_t<T>;
     using R = real_t<T>;
     FusedPlan pl;
@@ -105,7 +104,7 @@ FusedPlan make_fused_plan(index_t m, index_t n, index_t batch, bool need_vw, boo
         pl.team_threads = (raw + 31) / 32 * 32;
         pl.teams_per_block = 1;
     }
-    pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R), wv_global);
+    pl.layout = team_layout(pl.M, pl.N, need_vw, sizeof(DT), sizeof(R));
 
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     const int per_sm = device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
@@ -130,8 +129,7 @@ FusedPlan make_fused_plan(index_t m, index_t n, index_t batch, bool need_vw, boo
 
 /// The kernel variant of a plan, with its shared-memory attributes set: the dynamic limit
 /// raised past 48 KB where needed, and the largest carveout preferred, so that as many
-/// matrices as fit share an SM (left to the driver, the carveout can hold one block); the
-/// smallest for the global-memory form.
+/// matrices as fit share an SM (left to the driver, the carveout can hold one block).
 template <class T, bool Hyp = false> auto configured_fused_kernel(const FusedPlan& pl) {
     using DT = device_scalar_t<T>;
     const auto kernel =
@@ -141,10 +139,8 @@ template <class T, bool Hyp = false> auto configured_fused_kernel(const FusedPla
                                               : &jacobi_block_per_matrix_kernel<DT, kLargeThreads, 1, 8, Hyp>;
     if (pl.smem > 48 * 1024)
         BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, pl.smem));
-    // (The global-memory form keeps little in shared memory: L1 caches its columns instead.)
-    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(
-        kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-        int(pl.layout.wv_global ? cudaSharedmemCarveoutMaxL1 : cudaSharedmemCarveoutMaxShared)));
+    BATCHSVD_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                             int(cudaSharedmemCarveoutMaxShared)));
     return kernel;
 }
 

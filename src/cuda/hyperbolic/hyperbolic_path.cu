@@ -10,6 +10,7 @@
 #include "cuda/dispatch_rules.hpp"
 #include "cuda/fused/fused_launch.cuh"
 #include "cuda/hyperbolic/eigh_kernels.cuh"
+#include "cuda/hyperbolic/hsvd_blocked_kernels.cuh"
 #include "cuda/warp/warp_path.hpp"
 
 namespace batchsvd::cuda {
@@ -18,9 +19,9 @@ namespace {
 
 template <class T> WarpPlan plan_for(index_t m, index_t n) { return warp_hyperbolic_plan<T>(m, n); }
 
-/// BATCHSVD_CUDA_HSVD_GLOBAL: every shape to the fused kernel's global-memory form (tests run
-/// it on small shapes; read on every call).
-bool force_global_form() { return std::getenv("BATCHSVD_CUDA_HSVD_GLOBAL") != nullptr; }
+/// BATCHSVD_CUDA_HSVD_BLOCKED: every shape to the blocked iteration (tests run it on small
+/// shapes; read on every call).
+bool force_blocked() { return std::getenv("BATCHSVD_CUDA_HSVD_BLOCKED") != nullptr; }
 
 /// The factorisation of every matrix (a warp a matrix, K rows a lane).
 template <class DT, int K>
@@ -35,11 +36,59 @@ void launch_j_factor(const DT* a, index_t lda, index_t stride_a, int n, index_t 
     BATCHSVD_CUDA_CHECK_LAUNCH("j_factor_kernel");
 }
 
-}  // namespace
+/// Device memory the blocked iteration's workspace may take at once (the batch runs in chunks
+/// of as many matrices).
+constexpr std::size_t kBlockedWorkspace = std::size_t(1) << 30;
 
-/// Device memory the global-memory form's workspace may take at once (the batch runs in
-/// chunks of as many matrices).
-constexpr std::size_t kGlobalFormWorkspace = std::size_t(1) << 30;
+/// The blocked iteration (hsvd_blocked_kernels.cuh) on p's batch, a chunk of matrices at a
+/// time (workspace within kBlockedWorkspace, grid.y within 65535). Reads a count back once a
+/// sweep.
+template <class DT> void run_hyperbolic_blocked(const JacobiParams<DT>& p, cudaStream_t stream) {
+    using R = core::real_of_t<DT>;
+    const index_t batch = p.batch;
+    const int M = p.M, N = p.N;
+    const std::size_t per = std::size_t(M) * N + (p.need_vw ? std::size_t(N) * N : 0);
+    const index_t chunk = std::max<index_t>(
+        1, std::min<index_t>({batch, index_t(65535), index_t(kBlockedWorkspace / (per * sizeof(DT)))}));
+    DeviceBuffer<DT> ws(std::size_t(chunk) * per, stream);
+    DeviceBuffer<int> source(std::size_t(chunk) * std::size_t(N), stream), active(1, stream);
+    DeviceBuffer<HypBlockedState<R>> state(std::size_t(chunk), stream);
+    const int nblk = (N + kHypBlock - 1) / kHypBlock;
+    const int steps = core::round_robin_steps(nblk), pairs = core::round_robin_pairs(nblk);
+    const std::size_t fin_smem = std::size_t(N) * (2 * sizeof(R) + 2 * sizeof(int));
+    if (fin_smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(&hyp_blocked_finalize_kernel<DT>, fin_smem));
+    for (index_t b0 = 0; b0 < batch; b0 += chunk) {
+        const index_t count = std::min(chunk, batch - b0);
+        HypBlockedParams<DT> q{p, ws.get(), per, source.get(), state.get()};
+        q.p.a += b0 * p.stride_a;
+        q.p.s += b0 * p.s_stride;
+        if (q.p.u) q.p.u += b0 * p.stride_u;
+        if (q.p.v) q.p.v += b0 * p.stride_v;
+        q.p.info += b0;
+        if (q.p.sweeps) q.p.sweeps += b0;
+        q.p.jsig += b0 * p.jsig_stride;
+        if (q.p.jout) q.p.jout += b0 * p.jout_stride;
+        q.p.batch = count;
+        hyp_blocked_load_kernel<DT><<<unsigned(count), kHypThreads, 0, stream>>>(q);
+        BATCHSVD_CUDA_CHECK_LAUNCH("hyp_blocked_load_kernel");
+        for (int sweep = 0; sweep < p.max_sweeps; ++sweep) {
+            for (int s = 0; s < steps; ++s) {
+                hyp_blocked_pair_kernel<DT><<<dim3(unsigned(pairs), unsigned(count)), kHypThreads, 0, stream>>>(q, s);
+                BATCHSVD_CUDA_CHECK_LAUNCH("hyp_blocked_pair_kernel");
+            }
+            BATCHSVD_CUDA_CHECK(cudaMemsetAsync(active.get(), 0, sizeof(int), stream));
+            hyp_blocked_sweep_end_kernel<R><<<unsigned((count + 255) / 256), 256, 0, stream>>>(
+                state.get(), count, p.max_sweeps, active.get());
+            BATCHSVD_CUDA_CHECK_LAUNCH("hyp_blocked_sweep_end_kernel");
+            int left = 0;
+            BATCHSVD_CUDA_CHECK(cudaMemcpyAsync(&left, active.get(), sizeof(int), cudaMemcpyDeviceToHost, stream));
+            BATCHSVD_CUDA_CHECK(cudaStreamSynchronize(stream));
+            if (left == 0) break;
+        }
+        hyp_blocked_finalize_kernel<DT><<<unsigned(count), kHypThreads, fin_smem, stream>>>(q);
+        BATCHSVD_CUDA_CHECK_LAUNCH("hyp_blocked_finalize_kernel");
+    }
+}
 
 /// The fused kernel's hyperbolic form on p's batch (p.layout and the team set from pl).
 template <class DT> void launch_fused_hyperbolic(const FusedPlan& pl, JacobiParams<DT> p, cudaStream_t stream) {
@@ -53,10 +102,10 @@ template <class DT> void launch_fused_hyperbolic(const FusedPlan& pl, JacobiPara
     BATCHSVD_CUDA_CHECK_LAUNCH("jacobi_block_per_matrix_kernel (hyperbolic)");
 }
 
-template <class T> bool hsvd_on_device(index_t m, index_t n, bool need_v) {
-    return m >= n && (plan_for<T>(m, n).fits || make_fused_plan<T>(m, n, 1, need_v).fits ||
-                      make_fused_plan<T>(m, n, 1, need_v, true).fits);
-}
+}  // namespace
+
+// (The blocked iteration takes every shape; the limit keeps the kernels' index sums in int.)
+template <class T> bool hsvd_on_device(index_t m, index_t n) { return m >= n && m * n <= (index_t(1) << 30); }
 
 template <class T>
 void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, SignatureBatch j, real_t<T>* s,
@@ -74,40 +123,22 @@ void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Si
     p.jsig_stride = j.stride;
     p.jout = j_out;
     p.jout_stride = j_out_stride;
-    const bool global = force_global_form();
+    const bool blocked = force_blocked();
     const WarpPlan wp = plan_for<T>(m, n);
-    if (wp.fits && !global) {
+    if (wp.fits && !blocked) {
         launch_warp_hyperbolic<T>(wp, p, stream);
         return;
     }
-    // The fused kernel's hyperbolic form, on the SVD's plan for the shape: in shared memory
-    // where it fits, else with W and V_W in a device workspace, a chunk of the batch at a time.
+    // The fused kernel's hyperbolic form, on the SVD's plan for the shape, where it fits in
+    // shared memory with V_W (planned with V_W even when V is not asked for, so that values
+    // alone take the same path and give the same bits); else the blocked iteration.
     using DT = device_scalar_t<T>;
-    const FusedPlan pl = make_fused_plan<T>(m, n, batch, opts.compute_v);
-    if (pl.fits && !global) return launch_fused_hyperbolic<DT>(pl, p, stream);
-    const FusedPlan one = make_fused_plan<T>(m, n, 1, opts.compute_v, true);
-    if (!one.fits) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: no device path for this shape (internal)");
-    const std::size_t per = one.layout.wv_stride;
-    const index_t chunk = std::max<index_t>(1, std::min<index_t>(batch, index_t(kGlobalFormWorkspace / (per * sizeof(DT)))));
-    DeviceBuffer<DT> wv(std::size_t(chunk) * per, stream);
-    for (index_t b0 = 0; b0 < batch; b0 += chunk) {
-        const index_t count = std::min(chunk, batch - b0);
-        JacobiParams<DT> q = p;
-        q.a += b0 * p.stride_a;
-        q.s += b0 * p.s_stride;
-        if (q.u) q.u += b0 * p.stride_u;
-        if (q.v) q.v += b0 * p.stride_v;
-        q.info += b0;
-        if (q.sweeps) q.sweeps += b0;
-        q.jsig += b0 * p.jsig_stride;
-        if (q.jout) q.jout += b0 * p.jout_stride;
-        q.batch = count;
-        q.wv = wv.get();
-        launch_fused_hyperbolic<DT>(make_fused_plan<T>(m, n, count, opts.compute_v, true), q, stream);
-    }
+    const FusedPlan pl = make_fused_plan<T>(m, n, batch, true);
+    if (pl.fits && !blocked) return launch_fused_hyperbolic<DT>(pl, p, stream);
+    run_hyperbolic_blocked<DT>(p, stream);
 }
 
-template <class T> bool eigh_indefinite_on_device(index_t n) { return n <= kFactorMaxOrder && hsvd_on_device<T>(n, n, false); }
+template <class T> bool eigh_indefinite_on_device(index_t n) { return n <= kFactorMaxOrder && hsvd_on_device<T>(n, n); }
 
 template <class T>
 std::vector<index_t> eigh_indefinite_device(index_t n, index_t batch, MatrixBatch<const T> a, real_t<T>* w,
@@ -174,7 +205,7 @@ std::vector<int> signatures_to_host(const int* j, index_t count, const Options& 
 }
 
 #define BATCHSVD_HYPERBOLIC_INSTANTIATE_(T)                                                                          \
-    template bool hsvd_on_device<T>(index_t, index_t, bool);                                                             \
+    template bool hsvd_on_device<T>(index_t, index_t);                                                               \
     template void hsvd_device<T>(index_t, index_t, index_t, MatrixBatch<const T>, SignatureBatch, real_t<T>*,       \
                                  index_t, int*, index_t, MatrixBatch<T>, MatrixBatch<T>, int*, const Options&);     \
     template bool eigh_indefinite_on_device<T>(index_t);                                                             \

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The CUDA backend's hyperbolic SVD and eigh_indefinite on device memory: the warp kernel's
 // hyperbolic form (warp_kernel.cuh) for the shapes it holds in registers, the fused kernel's
-// (fused_kernel.cuh) for those its shared memory holds, the J-factorisation and the assembly of
-// eigenpairs around it (eigh_kernels.cuh). Stream-ordered on opts.stream.
+// (fused_kernel.cuh) for those its shared memory holds, the blocked iteration
+// (hsvd_blocked_kernels.cuh) past it, the J-factorisation and the assembly of eigenpairs around
+// it (eigh_kernels.cuh). Stream-ordered on opts.stream.
 #pragma once
 
 #include <vector>
@@ -11,10 +12,11 @@
 
 namespace batchsvd::cuda {
 
-/// Whether hsvd_device takes m x n matrices (m >= n), with V_W when need_v: the warp kernel
+/// Whether hsvd_device takes m x n matrices (m >= n): the warp kernel
 /// (a team of 6 to 32 lanes holds G and V in registers with one or two rows a lane:
-/// warp_hyperbolic_plan), else the fused kernel (G and V in one team's shared memory).
-template <class T> bool hsvd_on_device(index_t m, index_t n, bool need_v);
+/// warp_hyperbolic_plan), else the fused kernel (G and V in one team's shared memory), else
+/// the blocked iteration (hsvd_blocked_kernels.cuh), up to m n = 2^30.
+template <class T> bool hsvd_on_device(index_t m, index_t n);
 
 /// hsvd on device memory (every pointer a device pointer; hsvd_on_device(m, n)).
 template <class T>
