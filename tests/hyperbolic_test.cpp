@@ -137,12 +137,14 @@ HsvdErrors measure_hsvd(index_t m, index_t n, const T* g, const int* j, const re
 
 void hsvd_relations(Backend backend, std::vector<std::pair<index_t, index_t>> shapes = {}) {
     if (shapes.empty()) {
-        // (On the GPU: 2 x 2 to 32 x 32 and 40 x 10 by the warp kernel, complex128 to 16
-        // columns; 33 x 33, 64 x 64 and 70 x 45 by the fused kernel, 130 x 125 by the blocked
-        // iteration in float64 and the complex types.)
+        // (On the GPU: up to 4 rows by the tiny kernel, 7 x 3 to 32 x 32 and 40 x 10 by the
+        // warp kernel, complex128 to 16 columns; 33 x 33, 64 x 64 and 70 x 45 by the fused
+        // kernel, 130 x 125 by the blocked iteration in float64 and the complex types.)
         shapes = {{2, 2}, {8, 8}, {20, 12}, {40, 10}, {33, 33}, {7, 3}, {100, 12}};
         if (backend == Backend::cpu) shapes.insert(shapes.end(), {{130, 40}, {90, 70}});
-        else shapes.insert(shapes.end(), {{32, 32}, {16, 16}, {30, 17}, {64, 16}, {24, 5}, {64, 64}, {70, 45}, {130, 125}});
+        else
+            shapes.insert(shapes.end(), {{32, 32}, {16, 16}, {30, 17}, {64, 16}, {24, 5}, {64, 64}, {70, 45}, {130, 125},
+                                         {4, 4}, {4, 3}, {3, 3}, {3, 1}});
     }
     each_type([backend, &shapes](auto zero) {
         using T = decltype(zero);
@@ -308,6 +310,23 @@ void status_codes_are_isolated(Backend backend) {
             EXPECT_EQ(lim.info[b], 1);
             EXPECT_EQ(lim.sweeps[b], 1);
             for (index_t i = 0; i < k; ++i) EXPECT_TRUE(std::isfinite(lim.s[b * k + i]));
+        }
+        // The same cases at 4 x 3 and 4 x 2 (the GPU's tiny kernel): a clean matrix, NaN, a zero
+        // column, and two equal columns of opposite signs alone (no hyperbolic rotation).
+        {
+            std::vector<T> t = testing::generate_batch<T>(testing::Family::random, 4, 3, 3, seed + 3);
+            const std::vector<int> jt = {1, -1, 1};
+            t[1 * 12 + 5] = T(std::numeric_limits<R>::quiet_NaN());
+            for (index_t i = 0; i < 4; ++i) t[2 * 12 + i + 4] = T(0);
+            const HsvdOut<T> tr = run_hsvd<T>(4, 3, 3, t, jt, 0, {}, backend);
+            EXPECT_EQ(tr.info[0], 0);
+            EXPECT_EQ(tr.info[1], info_nonfinite);
+            EXPECT_EQ(tr.info[2], info_rank_deficient);
+            for (index_t i = 0; i < 3; ++i) EXPECT_TRUE(std::isfinite(tr.s[i]));
+            for (index_t i = 3; i < 9; ++i) EXPECT_TRUE(std::isnan(tr.s[i])) << i;
+            std::vector<T> two(8);
+            for (index_t i = 0; i < 4; ++i) two[i] = two[i + 4] = t[i];
+            EXPECT_EQ(run_hsvd<T>(4, 2, 1, two, {1, -1}, 0, {}, backend).info[0], info_no_hyperbolic_rotation);
         }
         // The same cases at 40 x 36 (the GPU's fused kernel): a clean matrix, NaN, a zero
         // column, and G of rank one with half its columns of each sign, whose first round-robin

@@ -9,8 +9,10 @@
 #include "cuda/common/smem_limit.hpp"
 #include "cuda/dispatch_rules.hpp"
 #include "cuda/fused/fused_launch.cuh"
+#include "cuda/fused/fused_plan.hpp"
 #include "cuda/hyperbolic/eigh_kernels.cuh"
 #include "cuda/hyperbolic/hsvd_blocked_kernels.cuh"
+#include "cuda/hyperbolic/hsvd_tiny_kernel.cuh"
 #include "cuda/warp/warp_path.hpp"
 
 namespace batchsvd::cuda {
@@ -90,6 +92,16 @@ template <class DT> void run_hyperbolic_blocked(const JacobiParams<DT>& p, cudaS
     }
 }
 
+/// The tiny kernel's hyperbolic form on p's batch (m rows, m <= kTinyMax): register arrays of
+/// the matrix's own order, as the SVD's tiny kernel.
+template <class DT> void launch_tiny_hyperbolic(index_t m, const JacobiParams<DT>& p, cudaStream_t stream) {
+    const index_t blocks = (p.batch + kTinyThreads - 1) / kTinyThreads;
+    if (blocks > INT_MAX) throw Error(ErrorCode::invalid_argument, "batchsvd::hsvd: batch too large for one launch");
+    const auto kernel = m > 3 ? &hsvd_tiny_kernel<DT, kTinyMax> : m == 3 ? &hsvd_tiny_kernel<DT, 3> : &hsvd_tiny_kernel<DT, 2>;
+    kernel<<<unsigned(blocks), kTinyThreads, 0, stream>>>(p);
+    BATCHSVD_CUDA_CHECK_LAUNCH("hsvd_tiny_kernel");
+}
+
 /// The fused kernel's hyperbolic form on p's batch (p.layout and the team set from pl).
 template <class DT> void launch_fused_hyperbolic(const FusedPlan& pl, JacobiParams<DT> p, cudaStream_t stream) {
     p.G = pl.G;
@@ -124,6 +136,8 @@ void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Si
     p.jout = j_out;
     p.jout_stride = j_out_stride;
     const bool blocked = force_blocked();
+    using DT = device_scalar_t<T>;
+    if (m <= tiny_max_order() && !blocked) return launch_tiny_hyperbolic<DT>(m, p, stream);
     const WarpPlan wp = plan_for<T>(m, n);
     if (wp.fits && !blocked) {
         launch_warp_hyperbolic<T>(wp, p, stream);
@@ -132,7 +146,6 @@ void hsvd_device(index_t m, index_t n, index_t batch, MatrixBatch<const T> g, Si
     // The fused kernel's hyperbolic form, on the SVD's plan for the shape, where it fits in
     // shared memory with V_W (planned with V_W even when V is not asked for, so that values
     // alone take the same path and give the same bits); else the blocked iteration.
-    using DT = device_scalar_t<T>;
     const FusedPlan pl = make_fused_plan<T>(m, n, batch, true);
     if (pl.fits && !blocked) return launch_fused_hyperbolic<DT>(pl, p, stream);
     run_hyperbolic_blocked<DT>(p, stream);
