@@ -1002,6 +1002,21 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
     return _svd(a, False, tol, max_sweeps, return_info, devices, threads, method)
 
 
+def _gebrd_input(a):
+    """gebrd's input as a NumPy array: anything numpy.asarray reads; CUDA arrays raise TypeError
+    (gebrd from Python runs on the CPU backend)."""
+    module = type(a).__module__.split(".")[0]
+    if (module == "torch" and getattr(a, "is_cuda", False)) or module == "cupy" or (
+            module in ("jax", "jaxlib") and {d.platform for d in a.devices()} != {"cpu"}):
+        raise TypeError("batchsvd.gebrd: a is a CUDA array; gebrd from Python runs on the CPU backend: "
+                        "pass a host array")
+    arr = np.asarray(a)
+    if arr.dtype.name not in _DTYPES:
+        raise TypeError("batchsvd.gebrd: unsupported dtype %s (float32, float64, complex64 and complex128 "
+                        "are supported)" % arr.dtype)
+    return arr
+
+
 def gebrd(a, *, return_info=False, threads=None):
     """Bidiagonalisation of a stack of matrices with LAPACK's ?gebrd semantics (as SciPy's
     ``scipy.linalg.lapack.dgebrd`` returns them, batched): returns ``(a_out, d, e, tauq, taup)``,
@@ -1011,8 +1026,7 @@ def gebrd(a, *, return_info=False, threads=None):
     per-matrix ``info`` (0, or -1 for NaN/Inf: that matrix's outputs are NaN); else NaN/Inf
     raises numpy.linalg.LinAlgError. Runs on the CPU backend (host arrays; CUDA arrays raise
     TypeError); results are NumPy arrays."""
-    from .hyperbolic import _host_array
-    a = _host_array(a, "a", "gebrd")
+    a = _gebrd_input(a)
     if a.ndim < 2:
         raise ValueError("batchsvd.gebrd: a must have at least 2 dimensions, got shape %s" % (a.shape,))
     _check_options(None, None, threads)
