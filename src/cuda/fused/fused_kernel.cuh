@@ -82,15 +82,7 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
     int npos = N;
     if constexpr (Hyp) {  // the columns with j = +1, then the others, each in input order
         sync();  // (flags zeroed first)
-        if (tid == 0) {
-            const int* js = p.jsig + b * p.jsig_stride;
-            int q = 0;
-            for (int c = 0; c < N; ++c)
-                if (js[c] > 0) done[q++] = c;
-            flags[6] = q;
-            for (int c = 0; c < N; ++c)
-                if (js[c] <= 0) done[q++] = c;
-        }
+        if (tid == 0) flags[6] = detail::partition_signature(p.jsig + b * p.jsig_stride, N, done);
         sync();
         npos = flags[6];
     }

@@ -64,13 +64,7 @@ template <class T> __global__ void __launch_bounds__(kHypThreads) hyp_blocked_lo
     __shared__ int bad_s;
     int* src = q.source + b * N;
     if (tid == 0) {
-        const int* js = p.jsig + b * p.jsig_stride;
-        int k = 0;
-        for (int c = 0; c < N; ++c)
-            if (js[c] > 0) src[k++] = c;
-        npos_s = k;
-        for (int c = 0; c < N; ++c)
-            if (js[c] <= 0) src[k++] = c;
+        npos_s = detail::partition_signature(p.jsig + b * p.jsig_stride, N, src);
         bad_s = 0;
     }
     __syncthreads();

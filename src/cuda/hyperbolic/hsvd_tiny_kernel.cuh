@@ -25,16 +25,7 @@ __global__ void __launch_bounds__(kTinyThreads) hsvd_tiny_kernel(const JacobiPar
     if (b >= p.batch) return;
     const int M = p.M, N = p.N;
     int source[NM];
-    int npos = 0;
-    {
-        const int* js = p.jsig + b * p.jsig_stride;
-        int k = 0;
-        for (int c = 0; c < N; ++c)
-            if (js[c] > 0) source[k++] = c;
-        npos = k;
-        for (int c = 0; c < N; ++c)
-            if (js[c] <= 0) source[k++] = c;
-    }
+    const int npos = detail::partition_signature(p.jsig + b * p.jsig_stride, N, source);
     const T* a = p.a + b * p.stride_a;
     T W[NM][NM], V[NM][NM];
     R amax = 0;

@@ -45,6 +45,19 @@ template <class T> __device__ __forceinline__ SignedRecord<T> identity_record() 
     else return {R(0), R(0)};
 }
 
+/// The partition of a signature js (n entries) by one thread: source[q] the caller's column of
+/// working column q, the columns with j = +1 first, then the others, each in input order.
+/// Returns their count npos.
+__device__ __forceinline__ int partition_signature(const int* js, int n, int* source) {
+    int k = 0;
+    for (int c = 0; c < n; ++c)
+        if (js[c] > 0) source[k++] = c;
+    const int npos = k;
+    for (int c = 0; c < n; ++c)
+        if (js[c] <= 0) source[k++] = c;
+    return npos;
+}
+
 /// The rotation of a pair with squared norms a, b and c = x^H y, of opposite signs when `mixed`:
 /// the record, the pair's new squared norms (a, b when it does not rotate), whether it rotates,
 /// whether the new norms are accurate to a few ulps (else they are summed again), and whether
