@@ -83,6 +83,46 @@ BATCHSVD_HD void tgk_counts_below(int m, const R* d, const R* e, R f, const R* x
     }
 }
 
+/// The counts of tgk_counts_below, two pivots a division (the GPU's form): with t = q_j q_{j+1}
+/// = -x q_j - d_i^2 (one fma), 1 / q_{j+1} = q_j / t gives q_{j+1}'s sign and size, and
+/// q_{j+2} = -x - e_i (e_i / q_{j+1}) as before. Each step is still one rounding per operation
+/// (fma's t is q_{j+1} q_j to one rounding), so the count is again the exact count of a TGK
+/// with off-diagonal entries perturbed by a few ulps relatively (measured against a long
+/// double reference: as close as the form above); what differs is the square d_i^2,
+/// which underflows for entries below about the square root of the smallest normal (of the
+/// scaled matrix): a value below about sqrt(smallest normal / u), relatively to the largest
+/// entry, is only absolutely accurate. Half the divisions of the form above, which the GPU's divider bounds.
+template <int P, class R>
+BATCHSVD_HD void tgk_counts_below_paired(int m, const R* d, const R* e, R f, const R* x, int* c, R pivmin) {
+    R q[P];
+    int neg[P];
+    for (int p = 0; p < P; ++p) {
+        q[p] = x[p] >= pivmin ? -x[p] : -pivmin;  // q_1 = -x < 0
+        neg[p] = 1;
+    }
+    const R inv_pivmin = R(1) / pivmin;  // a power of two
+    for (int i = 0; i < m; ++i) {
+        const R bd = d[i] * f, bd2 = bd * bd;
+        const bool last = i + 1 == m;
+        const R be = last ? R(0) : e[i] * f;
+        for (int p = 0; p < P; ++p) {
+            // 1 / q_{j+1} = q_j / t; q_{j+1} is -pivmin where |q_{j+1}| <= pivmin (t = 0
+            // included): then 1 / q_{j+1} = -1 / pivmin. At most 1 / pivmin in magnitude, so
+            // no intermediate below underflows where the result does not.
+            R inv = q[p] / std::fma(-x[p], q[p], -bd2);
+            const bool tiny = !(std::fabs(inv) < inv_pivmin);
+            neg[p] += int(tiny | (inv < 0));
+            if (last) continue;
+            if (tiny) inv = -inv_pivmin;
+            R qn = -x[p] - be * (be * inv);
+            if (!(std::fabs(qn) >= pivmin)) qn = -pivmin;
+            neg[p] += int(qn < 0);
+            q[p] = qn;
+        }
+    }
+    for (int p = 0; p < P; ++p) c[p] = neg[p] - m;
+}
+
 /// The P points of one bisection step, x[1..P] between x[0] = lo (or pivmin) and x[P + 1] = hi,
 /// filled by midpoints: geometric means (they reach tiny values in O(log(log range)) steps)
 /// while the bracket spans more than a factor 8, then arithmetic. False when the bracket is
@@ -233,24 +273,31 @@ template <class R> BATCHSVD_HD void bidiagonal_singular_values(int n, const R* d
 /// The singular value of index r (0: the largest) of the n x n upper bidiagonal matrix (d, e),
 /// alone, by bisection on the Sturm count of the whole matrix's TGK: the GPU's form, one
 /// value a thread. The same steps, points and stopping rule as bidiagonal_singular_values,
-/// with two differences: the matrix is scaled as a whole (br.k) rather than block by block,
-/// so a value below about the underflow threshold over u times the largest entry is only
-/// absolutely accurate, to that order; and an exact zero diagonal entry's zero value comes
-/// from br.zeros (the last br.zeros values are exactly 0), since the count of the unsplit
+/// with three differences: the count takes two pivots a division (tgk_counts_below_paired),
+/// which squares the entries; the matrix is scaled as a whole (br.k) rather than block by
+/// block, so a value below about the square root of (the underflow threshold over u), relatively
+/// to the largest entry (double 1e-146, float 5e-16), is only absolutely accurate, to that
+/// order; and an exact zero diagonal entry's zero value comes from br.zeros (the last br.zeros values are exactly 0), since the count of the unsplit
 /// matrix sees it only to within the pivot threshold.
-template <int P, class R>
-BATCHSVD_HD R bidiagonal_value_at(int n, const R* d, const R* e, int r, const BidiagonalBracket<R>& br) {
+///
+/// lo0 and hi0, where given, bracket the value in the scaled units of br (2^br.k times the
+/// value): lo0 <= sigma_r <= hi0, from counts taken elsewhere (the GPU's first step counts at a
+/// point a thread and shares them); by default [0, 2 br.bound].
+template <int P, class R, bool Paired = true>
+BATCHSVD_HD R bidiagonal_value_at(int n, const R* d, const R* e, int r, const BidiagonalBracket<R>& br, R lo0 = R(0),
+                                  R hi0 = R(-1)) {
     static_assert(P >= 1 && ((P + 1) & P) == 0, "P = 2^L - 1");
     if (r >= n - br.zeros || br.bound == R(0)) return R(0);
     const R pivmin = bidiagonal_detail::tgk_pivmin<R>();
     const R f = std::ldexp(R(1), br.k);
     const int target = n - 1 - r;  // sigma_r >= x  <=>  count(x) <= target
-    R lo = 0, hi = 2 * br.bound;
+    R lo = lo0, hi = hi0 < R(0) ? 2 * br.bound : hi0;
     for (;;) {
         R x[P + 2];
         if (!bidiagonal_detail::split_bracket<P>(lo, hi, pivmin, x)) break;
         int c[P];
-        bidiagonal_detail::tgk_counts_below<P>(n, d, e, f, x + 1, c, pivmin);
+        if constexpr (Paired) bidiagonal_detail::tgk_counts_below_paired<P>(n, d, e, f, x + 1, c, pivmin);
+        else bidiagonal_detail::tgk_counts_below<P>(n, d, e, f, x + 1, c, pivmin);
         bidiagonal_detail::narrow_bracket<P>(x, c, target, lo, hi);
     }
     return std::ldexp(lo + (hi - lo) / 2, -br.k);

@@ -24,24 +24,101 @@ template <class T> struct BrdParams {
     index_t vstride;
     int* info;
     T* work;     ///< working matrices in global memory (M x N, leading dimension M, each), or null
+    R* s;        ///< the values route in shared memory: the values (s_stride apart), else null
+    index_t s_stride;
+    int* sweeps; ///< the values route in shared memory: Options::sweeps (0 each), or null
+    bool presplit;  ///< the values route: block_bidiagonal_values' first step
     index_t batch;
     int m, n;    ///< A's shape
     int M, N;    ///< op(A)'s (M >= N)
     bool transpose;  ///< op(A) = A^H
 };
 
+/// Bytes of shared memory before d and e in the values route's fused kernel: the working
+/// matrix (ldw x N), which after the reduction holds the values' scratch (N values, then a
+/// count a thread), so at least that much; 16-byte aligned.
+template <class T, int Threads> __host__ __device__ inline std::size_t brd_fused_work_bytes(int ldw, int N) {
+    std::size_t w = std::size_t(ldw) * std::size_t(N) * sizeof(T);
+    const std::size_t need = std::size_t(N) * sizeof(core::real_of_t<T>) + std::size_t(Threads) * sizeof(int);
+    if (need > w) w = need;
+    return (w + 15) / 16 * 16;
+}
+
 /// Where a block keeps its working matrix: shared memory (leading dimension M | 1), A itself
 /// (gebrd of a tall or square matrix too large for shared memory), or the global workspace.
 enum class BrdStorage { shared, in_place, workspace };
 
+/// Points a step of each value's bisection (core::bidiagonal_value_at). The values are bound
+/// by the throughput of FP64 division, so the fewest counts a bit of bracket win over more
+/// independent chains a thread: values alone with 1, 3 and 7 points (H100, 2026-11-28, the
+/// same binary): float64 10000 x 64^2 12.4, 15.1, 21.0 ms; 10000 x 32^2 2.73, 3.39, 4.88;
+/// float32 1000 x 128^2 4.75, 5.07, 5.76.
+inline constexpr int kBrdBisectionPoints = 1;
+
+/// The singular values of the bidiagonal (d, e) of order N, descending, into out: a thread a
+/// value (core::bidiagonal_value_at, P points a bisection step), then ranked through scratch
+/// (N entries, apart from d and e), since the brackets of two values within a few ulps of each
+/// other may end in either order. Every thread of the block calls it; it does not end with a
+/// barrier (a caller that then reuses d, e or scratch synchronises first).
+///
+/// With presplit, the block first counts at one point a thread, evenly spaced over the
+/// bracket [0, 2 bound] of every value (blockDim.x points, counted into `counts`, shared
+/// memory apart from the rest), and each value starts from the two points around it: one step
+/// of the block's counts for the first log2(blockDim.x) bisection steps of every value, and
+/// for the values well inside the bracket the geometric steps down from the underflow
+/// threshold as well.
+template <int P, bool Paired, class R>
+__device__ void block_bidiagonal_values(int N, const R* d, const R* e, R* out, R* scratch, int* counts,
+                                        core::BidiagonalBracket<R>& br, bool presplit) {
+    const int tid = threadIdx.x, nt = blockDim.x, points = nt;
+    if (tid == 0) br = core::bidiagonal_bracket<R>(N, d, e);
+    __syncthreads();
+    const R top = 2 * br.bound, step = top / R(points + 1);
+    if (presplit) {
+        if (tid < points && br.bound != R(0)) {
+            const R x = step * R(tid + 1);
+            core::bidiagonal_detail::tgk_counts_below_paired<1>(N, d, e, std::ldexp(R(1), br.k), &x, &counts[tid],
+                                                                core::bidiagonal_detail::tgk_pivmin<R>());
+        }
+        __syncthreads();
+    }
+    for (int r = tid; r < N; r += nt) {
+        R lo = 0, hi = top;
+        if (presplit && br.bound != R(0)) {  // sigma_r >= x <=> count(x) <= N - 1 - r
+            const int target = N - 1 - r;
+            int j = 0;
+            while (j < points && counts[j] <= target) ++j;
+            if (j > 0) lo = step * R(j);
+            if (j < points) hi = step * R(j + 1);
+        }
+        scratch[r] = core::bidiagonal_value_at<P, R, Paired>(N, d, e, r, br, lo, hi);
+    }
+    __syncthreads();
+    for (int r = tid; r < N; r += nt) {
+        const R v = scratch[r];
+        int rank = 0;
+        for (int j = 0; j < N; ++j) {
+            const R w = scratch[j];
+            rank += (w > v || (w == v && j < r)) ? 1 : 0;
+        }
+        out[rank] = v;
+    }
+}
+
 /// gebrd (Values = false: A overwritten, d, e, tauq, taup, info) or the first half of the
 /// values route (Values = true: d and e of op(A) into the workspace, info); a matrix with NaN or
 /// Inf gets info -1 and NaN outputs (gebrd) or just its info (the values kernel writes NaN).
+/// The values route with op(A) in shared memory goes on to the values in the same block (d and
+/// e kept in shared memory after W; NaN values for info -1; sweeps 0), so that one block's
+/// reduction (barrier-bound) runs beside another's bisection (bound by the FP64 divider).
 template <class T, int Threads, BrdStorage Storage, bool Values>
 __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
     using R = core::real_of_t<T>;
+    constexpr bool kMayFuse = Values && Storage == BrdStorage::shared;
+    const bool fused = kMayFuse && p.s != nullptr;
     extern __shared__ __align__(16) unsigned char smem_raw[];
     __shared__ Gebd2Shared<T, Threads> sh;
+    __shared__ core::BidiagonalBracket<R> br;
     const int tid = threadIdx.x, M = p.M, N = p.N, m = p.m, n = p.n;
     const index_t mn = index_t(m) * n;
     for (index_t b = blockIdx.x; b < p.batch; b += gridDim.x) {
@@ -70,8 +147,15 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
             }
         }
         bad = __syncthreads_or(bad);
-        R* d = p.d + b * p.vstride;
-        R* e = p.e ? p.e + b * p.vstride : nullptr;
+        R* d;
+        R* e;
+        if (fused) {
+            d = reinterpret_cast<R*>(smem_raw + brd_fused_work_bytes<T, Threads>(ldw, N));
+            e = d + N;
+        } else {
+            d = p.d + b * p.vstride;
+            e = p.e ? p.e + b * p.vstride : nullptr;
+        }
         T* tq = (!Values && p.tauq) ? p.tauq + b * p.vstride : nullptr;
         T* tp = (!Values && p.taup) ? p.taup + b * p.vstride : nullptr;
         if (bad) {
@@ -86,6 +170,10 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
                     if (tp) tp[i] = detail::make_nan<T>();
                 }
             }
+            if (fused) {
+                for (int r = tid; r < N; r += Threads) p.s[b * p.s_stride + r] = detail::quiet_nan<R>();
+                if (p.sweeps && tid == 0) p.sweeps[b] = 0;
+            }
             if (tid == 0) p.info[b] = info_nonfinite;
             __syncthreads();
             continue;
@@ -99,6 +187,14 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
                 Ao[r + c * p.lda] = p.transpose ? core::conj_of(W[c + index_t(r) * ldw]) : W[r + index_t(c) * ldw];
             }
         }
+        if constexpr (kMayFuse) {
+            if (fused) {  // W is free: the values' scratch
+                R* scratch = reinterpret_cast<R*>(W);  // N values, then Threads counts
+                block_bidiagonal_values<kBrdBisectionPoints, true>(N, d, e, p.s + b * p.s_stride, scratch,
+                                                                   reinterpret_cast<int*>(scratch + N), br, p.presplit);
+                if (p.sweeps && tid == 0) p.sweeps[b] = 0;
+            }
+        }
         if (tid == 0) p.info[b] = 0;
         __syncthreads();  // (shared memory is reused by the next matrix)
     }
@@ -108,14 +204,17 @@ inline constexpr int kBrdValueThreads = 128;
 
 /// Singular values of each bidiagonal (d, e, N apart in the workspace), descending, into s:
 /// a thread a value (blocks of up to kBrdValueThreads threads), P points a bisection step; NaN
-/// for a matrix whose info is not 0. Options::sweeps (when asked) 0.
-template <class R, int P>
+/// for a matrix whose info is not 0. Options::sweeps (when asked) 0. The values route where
+/// op(A) does not fit in shared memory (and measurements: BATCHSVD_CUDA_BRD_VALUES).
+template <class R, int P, bool Paired>
 __global__ void __launch_bounds__(kBrdValueThreads)
     bidiagonal_values_kernel(const R* dg, const R* eg, int N, index_t batch, const int* info, R* s,
-                             index_t s_stride, int* sweeps) {
+                             index_t s_stride, int* sweeps, bool presplit) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     R* d = reinterpret_cast<R*>(smem_raw);
     R* e = d + N;
+    R* scratch = e + N;
+    int* counts = reinterpret_cast<int*>(scratch + N);  // blockDim.x of them
     __shared__ core::BidiagonalBracket<R> br;
     const int tid = threadIdx.x, nt = blockDim.x;
     for (index_t b = blockIdx.x; b < batch; b += gridDim.x) {
@@ -128,10 +227,7 @@ __global__ void __launch_bounds__(kBrdValueThreads)
                 if (i + 1 < N) e[i] = eg[b * N + i];
             }
             __syncthreads();
-            if (tid == 0) br = core::bidiagonal_bracket<R>(N, d, e);
-            __syncthreads();
-            for (int r = tid; r < N; r += nt)
-                sb[r] = core::bidiagonal_value_at<P, R>(N, d, e, r, br);
+            block_bidiagonal_values<P, Paired>(N, d, e, sb, scratch, counts, br, presplit);
         }
         if (sweeps && tid == 0) sweeps[b] = 0;
         __syncthreads();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "cuda/bidiagonal/bidiagonal_kernels.cuh"
@@ -20,34 +21,56 @@ namespace batchsvd::cuda {
 
 namespace {
 
-/// Points a step of each value's bisection (core::bidiagonal_value_at). The values kernel is
-/// bound by the throughput of FP64 division (float64 10000 x 32^2 with 3 points: 2.26 ms,
-/// about 60% of the H100's FP64 rate), so the fewest counts a bit of bracket win over more
-/// independent chains a thread: values alone with 1, 3 and 7 points (H100, 2026-11-28, the
-/// same binary): float64 10000 x 64^2 12.4, 15.1, 21.0 ms; 10000 x 32^2 2.73, 3.39, 4.88;
-/// float32 1000 x 128^2 4.75, 5.07, 5.76.
-constexpr int kBisectionPoints = 1;
-
 /// Bytes of shared memory a block needs to hold the M x N working matrix (leading dimension
 /// M | 1, odd against bank conflicts).
 template <class DT> std::size_t brd_smem(index_t M, index_t N) { return std::size_t(M | 1) * std::size_t(N) * sizeof(DT); }
 
-/// Whether the working matrix fits in a block's shared memory (the device's opt-in limit less
-/// the kernel's static scratch).
-template <class DT> bool brd_in_smem(index_t M, index_t N) {
+/// Bytes the values route adds to them: d and e of the bidiagonal, after the matrix.
+template <class DT> std::size_t brd_values_smem(index_t N) { return 2 * std::size_t(N) * sizeof(core::real_of_t<DT>); }
+
+/// Whether the working matrix (and `extra` bytes) fits in a block's shared memory (the
+/// device's opt-in limit less the kernel's static scratch).
+template <class DT> bool brd_in_smem(index_t M, index_t N, std::size_t extra = 0) {
     const int optin = device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin);
-    return brd_smem<DT>(M, N) + 1024 <= std::size_t(optin);
+    return brd_smem<DT>(M, N) + extra + 1024 <= std::size_t(optin);
 }
 
 /// Points a bisection step of the values kernel: BATCHSVD_CUDA_BISECTION_POINTS = 1, 3 or 7
-/// (measurements), else kBisectionPoints.
+/// (measurements), else kBrdBisectionPoints.
 int bisection_points() {
     static const int p = [] {
         const char* e = std::getenv("BATCHSVD_CUDA_BISECTION_POINTS");
         const int v = e ? std::atoi(e) : 0;
-        return v == 1 || v == 3 || v == 7 ? v : kBisectionPoints;
+        return v == 1 || v == 3 || v == 7 ? v : kBrdBisectionPoints;
     }();
     return p;
+}
+
+/// The largest working matrix (bytes of shared memory) whose values run in the reduction's
+/// block: there the block's bisection runs beside other blocks' reductions, but a block holds
+/// its matrix's shared memory through the bisection too, so larger matrices leave too few
+/// threads an SM for the FP64 divider's latency. H100, values alone (docs/bidiagonal.md; the
+/// separate kernel's times from the run of 2026-11-28): float64 10000 x 48^2 (18 KiB) fused
+/// 6.40 ms against 7.08, 64^2 (32 KiB) 14.1 against 12.4, 1000 x 96^2 (72 KiB) 5.0 against 4.0.
+constexpr std::size_t kFusedValuesMaxBytes = 24 * 1024;
+
+/// How the values route runs where op(A) fits in shared memory: automatic (the values in the
+/// reduction's block up to kFusedValuesMaxBytes, else the separate kernel with the count of one
+/// pivot a division, as before the fused form), or for measurements BATCHSVD_CUDA_BRD_VALUES =
+/// fused (in the reduction's block wherever they fit), separate (the separate kernel at every
+/// size), separate-paired (the separate kernel with the fused form's count, two pivots a
+/// division, and its first step of a count a thread: built, not measured yet).
+enum class ValuesForm { automatic, fused, separate, separate_paired };
+ValuesForm values_form() {
+    static const ValuesForm f = [] {
+        const char* e = std::getenv("BATCHSVD_CUDA_BRD_VALUES");
+        const std::string v = e ? e : "";
+        return v == "fused"             ? ValuesForm::fused
+               : v == "separate"        ? ValuesForm::separate
+               : v == "separate-paired" ? ValuesForm::separate_paired
+                                        : ValuesForm::automatic;
+    }();
+    return f;
 }
 
 template <class DT, int Threads, BrdStorage Storage, bool Values>
@@ -56,7 +79,8 @@ void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
     std::size_t smem = 0;
     index_t blocks = std::min<index_t>(p.batch, index_t(1) << 20);
     if constexpr (Storage == BrdStorage::shared) {
-        smem = brd_smem<DT>(p.M, p.N);
+        smem = Values && p.s ? brd_fused_work_bytes<DT, Threads>(p.M | 1, p.N) + brd_values_smem<DT>(p.N)
+                             : brd_smem<DT>(p.M, p.N);
         if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     } else {
         // Matrices in global memory: every step reads the trailing matrix twice, so only as many
@@ -71,9 +95,20 @@ void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
     BATCHSVD_CUDA_CHECK_LAUNCH("gebrd_kernel");
 }
 
+/// Whether matrices of up to 32 rows take blocks of one warp: BATCHSVD_CUDA_BRD_WARP = 0 gives
+/// them two (measurements).
+bool brd_warp_blocks() {
+    static const bool on = [] {
+        const char* e = std::getenv("BATCHSVD_CUDA_BRD_WARP");
+        return !(e && std::string(e) == "0");
+    }();
+    return on;
+}
+
 /// The block size by the working matrix's rows (the right update runs a thread a row).
 template <class DT, BrdStorage Storage, bool Values> void launch_by_rows(const BrdParams<DT>& p, cudaStream_t stream) {
-    if (p.M <= 64) launch_gebrd_kernel<DT, 64, Storage, Values>(p, stream);
+    if (p.M <= 32 && brd_warp_blocks()) launch_gebrd_kernel<DT, 32, Storage, Values>(p, stream);
+    else if (p.M <= 64) launch_gebrd_kernel<DT, 64, Storage, Values>(p, stream);
     else if (p.M <= 128) launch_gebrd_kernel<DT, 128, Storage, Values>(p, stream);
     else if (p.M <= 256) launch_gebrd_kernel<DT, 256, Storage, Values>(p, stream);
     else if constexpr (Storage == BrdStorage::shared) launch_gebrd_kernel<DT, 256, Storage, Values>(p, stream);
@@ -200,21 +235,36 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     if (batch <= 0) return;
     BrdParams<DT> p = brd_params<T>(m, n, batch, a.data, a.ld, a.stride, info);
     const index_t N = p.N;
+    DeviceBuffer<DT> work;
+    const ValuesForm form = values_form();
+    const BrdStorage storage = working_storage(p, false, work, stream);
+    const bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
+                       (form == ValuesForm::fused ||
+                        (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
+    if (fused) {
+        p.presplit = true;
+        p.s = s;
+        p.s_stride = s_stride;
+        p.sweeps = opts.sweeps;
+        launch_gebrd<DT, true>(p, storage, stream);
+        return;
+    }
     DeviceBuffer<R> de(2 * std::size_t(batch) * std::size_t(N), stream);
     p.d = de.get();
     p.e = de.get() + std::size_t(batch) * std::size_t(N);
     p.vstride = N;
-    DeviceBuffer<DT> work;
-    launch_gebrd<DT, true>(p, working_storage(p, false, work, stream), stream);
+    launch_gebrd<DT, true>(p, storage, stream);
     const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
-    const std::size_t smem = 2 * std::size_t(N) * sizeof(R);
+    const std::size_t smem = 3 * std::size_t(N) * sizeof(R) + std::size_t(threads) * sizeof(int);
     const int points = bisection_points();
-    auto* kernel = points == 1 ? &bidiagonal_values_kernel<R, 1>
-                   : points == 7 ? &bidiagonal_values_kernel<R, 7>
-                                 : &bidiagonal_values_kernel<R, 3>;
+    p.presplit = form == ValuesForm::separate_paired;
+    auto* kernel = p.presplit ? &bidiagonal_values_kernel<R, 1, true>
+                   : points == 1 ? &bidiagonal_values_kernel<R, 1, false>
+                   : points == 7 ? &bidiagonal_values_kernel<R, 7, false>
+                                 : &bidiagonal_values_kernel<R, 3, false>;
     if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     kernel<<<unsigned(std::min<index_t>(batch, index_t(1) << 20)), threads, smem, stream>>>(
-        p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps);
+        p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps, p.presplit);
     BATCHSVD_CUDA_CHECK_LAUNCH("bidiagonal_values_kernel");
 }
 
@@ -223,7 +273,7 @@ template <class T> bool bidiagonal_values_faster(index_t m, index_t n, index_t b
     using DT = device_scalar_t<T>;
     const index_t M = std::max(m, n), N = std::min(m, n);
     if constexpr (!std::is_same_v<T, real_t<T>>) return false;  // complex: not measured
-    if (N < kBidiagonalValuesFrom || 4 * M > 5 * N || !brd_in_smem<DT>(M, N)) return false;
+    if (N < kBidiagonalValuesFrom || 4 * M > 5 * N || !bidiagonal_values_fit<T>(m, n)) return false;
     if constexpr (sizeof(T) == 4) return true;
     // float64: while two blocks fit on an SM (one block an SM left 128^2 at 0.74x the Jacobi
     // iteration's speed, against 1.23x at 112^2).
