@@ -15,6 +15,7 @@
 #include <atomic>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -172,12 +173,6 @@ struct Place {
 };
 template <class X> Place place_of(const X& x, const char* name) { return {int(x.device_type()), int(x.device_id()), name}; }
 
-/// Host arrays only (gebrd from Python runs on the CPU backend).
-template <class X> void check_host(const X& x, const char* name) {
-    if (x.device_type() != nb::device::cpu::value)
-        fail(std::string(name) + " must be in host memory: gebrd from Python runs on the CPU backend");
-}
-
 /// Whether every array of a call is on one CUDA device (true) or every one in host memory
 /// (false); anything else fails.
 bool on_one_cuda_device(const std::vector<Place>& places, const char* fn) {
@@ -277,19 +272,32 @@ void eigh_indefinite(const InArray& a, const AnyArray& w, const std::optional<An
     if (!known) fail("unsupported dtype: float32, float64, complex64 and complex128 are supported");
 }
 
-/// gebrd(a, d, e, tauq, taup, info, m, n, batch, threads): packed column-major matrices,
-/// overwritten in place, as batchsvd::gebrd (vectors k = min(m, n) apart).
+#if BATCHSVD_PYTHON_CUDA
+void cuda_check(cudaError_t e, const char* what);
+#endif
+
+/// gebrd(a, d, e, tauq, taup, info, m, n, batch, threads, a_in, stream): packed column-major
+/// matrices, overwritten in place, as batchsvd::gebrd (vectors k = min(m, n) apart); a_in,
+/// where given, is copied into a first (arrays that cannot be written: JAX's). Host arrays on
+/// the CPU backend, arrays of one CUDA device (the current one) on the GPU, on `stream`.
 void gebrd(const AnyArray& a, const AnyArray& d, const AnyArray& e, const AnyArray& tauq, const AnyArray& taup,
-           const AnyArray& info, index_t m, index_t n, index_t batch, int threads) {
-    for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&a, "A"}, {&d, "d"}, {&e, "e"}, {&tauq, "tauq"},
-                           {&taup, "taup"}, {&info, "info"}})
-        check_host(*x, name);
+           const AnyArray& info, index_t m, index_t n, index_t batch, int threads, const std::optional<InArray>& a_in,
+           std::uintptr_t stream) {
+    std::vector<Place> places{place_of(a, "A"), place_of(d, "d"), place_of(e, "e"), place_of(tauq, "tauq"),
+                              place_of(taup, "taup"), place_of(info, "info")};
+    if (a_in) places.push_back(place_of(*a_in, "the input"));
+    const bool cuda = on_one_cuda_device(places, "gebrd");
     if (!has_dtype<std::int32_t>(info)) fail("info must be int32");
     check_room(info, "info", batch);
     const index_t k = std::min(m, n), st = std::max<index_t>(k, 1);
     batchsvd::Options o;
     o.threads = threads;
-    o.backend = batchsvd::Backend::cpu;
+    o.backend = cuda ? batchsvd::Backend::automatic : batchsvd::Backend::cpu;
+    o.stream = reinterpret_cast<void*>(stream);
+    if (a_in) {
+        if (a_in->dtype() != a.dtype()) fail("the input and A differ in dtype");
+        check_room(*a_in, "the input", span(m, m * n, m, n, batch));
+    }
     nb::gil_scoped_release release;
     const bool known = with_scalar(a.dtype(), [&](auto tag) {
         using T = typename decltype(tag)::type;
@@ -299,6 +307,20 @@ void gebrd(const AnyArray& a, const AnyArray& d, const AnyArray& e, const AnyArr
         check_room(a, "A", span(m, m * n, m, n, batch));
         for (auto [x, name] : {std::pair<const AnyArray*, const char*>{&d, "d"}, {&e, "e"}, {&tauq, "tauq"}, {&taup, "taup"}})
             check_room(*x, name, span(1, st, k, 1, batch));
+        if (a_in && a_in->data() != a.data()) {
+            const std::size_t bytes = std::size_t(m * n * batch) * sizeof(T);
+            if (!cuda) {
+                std::memcpy(a.data(), a_in->data(), bytes);
+            } else {
+#if BATCHSVD_PYTHON_CUDA
+                cuda_check(cudaMemcpyAsync(a.data(), a_in->data(), bytes, cudaMemcpyDeviceToDevice,
+                                           reinterpret_cast<cudaStream_t>(stream)),
+                           "cudaMemcpyAsync");
+#else
+                fail("gebrd: CUDA arrays, but this build of the extension has no CUDA");
+#endif
+            }
+        }
         batchsvd::gebrd<T>(m, n, batch, batchsvd::MatrixBatch<T>{static_cast<T*>(a.data()), std::max<index_t>(m, 1), m * n},
                            batchsvd::BidiagonalBatch<T>{static_cast<R*>(d.data()), static_cast<R*>(e.data()),
                                                         static_cast<T*>(tauq.data()), static_cast<T*>(taup.data()), st},
@@ -621,7 +643,8 @@ NB_MODULE(_batchsvd, m) {
           nb::arg("stream"), nb::arg("devices"), nb::arg("sweeps").none() = nb::none(), nb::arg("threads") = 0,
           nb::arg("method") = 0);
     m.def("gebrd", &gebrd, nb::arg("a"), nb::arg("d"), nb::arg("e"), nb::arg("tauq"), nb::arg("taup"),
-          nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("threads"));
+          nb::arg("info"), nb::arg("m"), nb::arg("n"), nb::arg("batch"), nb::arg("threads"),
+          nb::arg("a_in").none() = nb::none(), nb::arg("stream") = 0);
     m.def("hsvd", &hsvd, nb::arg("g"), nb::arg("j"), nb::arg("s"), nb::arg("j_out"), nb::arg("u").none(),
           nb::arg("v").none(), nb::arg("info"), nb::arg("sweeps"), nb::arg("m"), nb::arg("n"), nb::arg("batch"),
           nb::arg("j_stride"), nb::arg("tol"), nb::arg("max_sweeps"), nb::arg("threads"), nb::arg("stream") = 0);

@@ -1002,21 +1002,6 @@ def svdvals(a, *, tol=None, max_sweeps=None, return_info=False, devices=None, th
     return _svd(a, False, tol, max_sweeps, return_info, devices, threads, method)
 
 
-def _gebrd_input(a):
-    """gebrd's input as a NumPy array: anything numpy.asarray reads; CUDA arrays raise TypeError
-    (gebrd from Python runs on the CPU backend)."""
-    module = type(a).__module__.split(".")[0]
-    if (module == "torch" and getattr(a, "is_cuda", False)) or module == "cupy" or (
-            module in ("jax", "jaxlib") and {d.platform for d in a.devices()} != {"cpu"}):
-        raise TypeError("batchsvd.gebrd: a is a CUDA array; gebrd from Python runs on the CPU backend: "
-                        "pass a host array")
-    arr = np.asarray(a)
-    if arr.dtype.name not in _DTYPES:
-        raise TypeError("batchsvd.gebrd: unsupported dtype %s (float32, float64, complex64 and complex128 "
-                        "are supported)" % arr.dtype)
-    return arr
-
-
 def gebrd(a, *, return_info=False, threads=None):
     """Bidiagonalisation of a stack of matrices with LAPACK's ?gebrd semantics (as SciPy's
     ``scipy.linalg.lapack.dgebrd`` returns them, batched): returns ``(a_out, d, e, tauq, taup)``,
@@ -1024,32 +1009,55 @@ def gebrd(a, *, return_info=False, threads=None):
     (..., k), e (..., k - 1), tauq and taup (..., k), k = min(m, n); upper bidiagonal for
     m >= n, lower for m < n; d and e real for complex input. return_info=True appends the
     per-matrix ``info`` (0, or -1 for NaN/Inf: that matrix's outputs are NaN); else NaN/Inf
-    raises numpy.linalg.LinAlgError. Runs on the CPU backend (host arrays; CUDA arrays raise
-    TypeError); results are NumPy arrays."""
-    a = _gebrd_input(a)
+    raises numpy.linalg.LinAlgError. threads: the CPU backend's.
+    Where it runs: CUDA arrays (PyTorch, CuPy, JAX on a GPU) on their GPU, on the framework's
+    current stream, with results of the same framework on the same device (the call waits for
+    the GPU: it reads the status on the host); anything else on the CPU backend, with NumPy
+    results."""
+    from .hyperbolic import _arrays, _column_major
+    fw, a = _arrays(a, "a", "gebrd")
     if a.ndim < 2:
-        raise ValueError("batchsvd.gebrd: a must have at least 2 dimensions, got shape %s" % (a.shape,))
+        raise ValueError("batchsvd.gebrd: a must have at least 2 dimensions, got shape %s" % (tuple(a.shape),))
     _check_options(None, None, threads)
+    nthreads = 0 if threads is None else int(threads)
     m, n = a.shape[-2:]
     k = min(m, n)
-    bshape = a.shape[:-2]
+    bshape = tuple(a.shape[:-2])
     batch = int(np.prod(bshape, dtype=np.int64))
-    work = np.ascontiguousarray(np.swapaxes(a.reshape((batch, m, n)), -1, -2)).copy()  # column-major, owned
     st = max(k, 1)
-    real = _REAL[a.dtype.name]
-    d = np.empty((batch, st), dtype=real)
-    e = np.empty((batch, st), dtype=real)
-    tauq = np.empty((batch, st), dtype=a.dtype)
-    taup = np.empty((batch, st), dtype=a.dtype)
-    info = np.zeros(batch, dtype=np.int32)
-    if batch > 0:
-        _batchsvd.gebrd(work, d, e, tauq, taup, info, m, n, batch, 0 if threads is None else int(threads))
+    dtype = fw.dtype_name(a)
+    real = _REAL[dtype]
+    if fw.name == "numpy":
+        work = np.ascontiguousarray(np.swapaxes(a.reshape((batch, m, n)), -1, -2)).copy()  # column-major, owned
+        d = np.empty((batch, st), dtype=real)
+        e = np.empty((batch, st), dtype=real)
+        tauq = np.empty((batch, st), dtype=dtype)
+        taup = np.empty((batch, st), dtype=dtype)
+        info = np.zeros(batch, dtype=np.int32)
+        if batch > 0:
+            _batchsvd.gebrd(work, d, e, tauq, taup, info, m, n, batch, nthreads)
+    else:
+        at = _column_major(fw, a, batch, m, n)  # (batch, n, m): column-major matrices
+        with fw.device_context(a):
+            work = fw.empty((batch, n, m), dtype, a)
+            d, e = fw.empty((batch, st), real, a), fw.empty((batch, st), real, a)
+            tauq, taup = fw.empty((batch, st), dtype, a), fw.empty((batch, st), dtype, a)
+            info = fw.empty((max(batch, 1),), "int32", a)
+            if batch * m * n > 0:
+                _batchsvd.gebrd(work, d, e, tauq, taup, info, m, n, batch, nthreads, a_in=at, stream=fw.stream(a))
+            else:  # nothing to reduce
+                info = fw.zero_info(info)
+            fw.after_solve()
+        work, d, e, tauq, taup, info = (fw.wrap(x) for x in (work, d, e, tauq, taup, info))
+        info = info[:batch]
+    host_info = fw.to_host_int(info).reshape(bshape)
     info = info.reshape(bshape)
-    if not return_info and (info < 0).any():
+    if not return_info and (host_info < 0).any():
         raise np.linalg.LinAlgError(
             "batchsvd.gebrd: %d matrices hold NaN or Inf (first at flat batch index %d); pass "
-            "return_info=True to get their status instead" % (int((info < 0).sum()), int(np.argmax(info.ravel() < 0))))
-    out = (np.swapaxes(work, -1, -2).reshape(bshape + (m, n)), d[:, :k].reshape(bshape + (k,)),
+            "return_info=True to get their status instead" % (int((host_info < 0).sum()),
+                                                              int(np.argmax(host_info.ravel() < 0))))
+    out = (fw.transpose_last(work).reshape(bshape + (m, n)), d[:, :k].reshape(bshape + (k,)),
            e[:, :max(k - 1, 0)].reshape(bshape + (max(k - 1, 0),)), tauq[:, :k].reshape(bshape + (k,)),
            taup[:, :k].reshape(bshape + (k,)))
     return out + (info,) if return_info else out
