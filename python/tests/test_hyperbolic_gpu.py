@@ -11,72 +11,13 @@ import numpy as np
 import pytest
 
 import batchsvd
+from cuda_frameworks import FRAMEWORKS, cuda_framework
 from svd_measures import UNIT, random_matrices
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
 DTYPES = ["float32", "float64", "complex64", "complex128"]
 
 
-class _Torch:
-    def __init__(self):
-        torch = pytest.importorskip("torch", reason="PyTorch is not importable: its GPU case not run")
-        if not torch.cuda.is_available():
-            pytest.skip("no CUDA device for PyTorch: its GPU case not run")
-        self.torch = torch
-
-    def to_device(self, x):
-        return self.torch.from_numpy(np.ascontiguousarray(x)).cuda()
-
-    def to_numpy(self, x):
-        assert isinstance(x, self.torch.Tensor) and x.is_cuda, type(x)
-        return x.cpu().numpy()
-
-
-class _CuPy:
-    def __init__(self):
-        cupy = pytest.importorskip("cupy", reason="CuPy is not importable: its GPU case not run")
-        try:
-            if cupy.cuda.runtime.getDeviceCount() < 1:
-                pytest.skip("no CUDA device for CuPy: its GPU case not run")
-        except cupy.cuda.runtime.CUDARuntimeError:
-            pytest.skip("no CUDA device for CuPy: its GPU case not run")
-        self.cupy = cupy
-
-    def to_device(self, x):
-        return self.cupy.asarray(x)
-
-    def to_numpy(self, x):
-        assert isinstance(x, self.cupy.ndarray), type(x)
-        return self.cupy.asnumpy(x)
-
-
-class _Jax:
-    def __init__(self):
-        jax = pytest.importorskip("jax", reason="JAX is not importable: its GPU case not run")
-        jax.config.update("jax_enable_x64", True)  # float64 and complex128 stay what they are
-        try:
-            gpus = jax.devices("gpu")
-        except RuntimeError:
-            gpus = []
-        if not gpus:
-            pytest.skip("no GPU for JAX: its GPU case not run")
-        self.jax, self.gpu = jax, gpus[0]
-
-    def to_device(self, x):
-        return self.jax.device_put(x, self.gpu)
-
-    def to_numpy(self, x):
-        assert isinstance(x, self.jax.Array) and x.devices() == {self.gpu}, type(x)
-        return np.asarray(x)
-
-
-FRAMEWORKS = {"torch": _Torch, "cupy": _CuPy, "jax": _Jax}
-
-
-def _framework(name):
-    if not batchsvd.cuda_available():
-        pytest.skip("batchsvd has no usable CUDA backend here: the GPU cases are not run")
-    return FRAMEWORKS[name]()
 
 
 def _signature(rng, shape):
@@ -88,7 +29,7 @@ def _signature(rng, shape):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(FRAMEWORKS))
 def test_hsvd_on_cuda_arrays(name, dtype):
-    fw = _framework(name)
+    fw = cuda_framework(name)
     rng = np.random.default_rng(SEED)
     u_ = UNIT[dtype]
     # The warp kernel, the fused kernel in shared memory, and past it (float64, complex).
@@ -118,7 +59,7 @@ def test_hsvd_on_cuda_arrays(name, dtype):
 
 @pytest.mark.parametrize("name", sorted(FRAMEWORKS))
 def test_hsvd_status_on_cuda_arrays(name):
-    fw = _framework(name)
+    fw = cuda_framework(name)
     rng = np.random.default_rng(SEED + 1)
     g = rng.standard_normal((4, 6, 4))
     g[1, 2, 0] = np.nan
@@ -138,7 +79,7 @@ def test_hsvd_status_on_cuda_arrays(name):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", sorted(FRAMEWORKS))
 def test_eigh_indefinite_on_cuda_arrays(name, dtype):
-    fw = _framework(name)
+    fw = cuda_framework(name)
     rng = np.random.default_rng(SEED + 2)
     u_ = UNIT[dtype]
     for n in (12, 40, 70):  # warp, fused, and past the GPU's orders (the CPU through host copies)

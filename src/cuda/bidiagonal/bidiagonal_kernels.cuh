@@ -27,7 +27,6 @@ template <class T> struct BrdParams {
     R* s;        ///< the values route in shared memory: the values (s_stride apart), else null
     index_t s_stride;
     int* sweeps; ///< the values route in shared memory: Options::sweeps (0 each), or null
-    bool presplit;  ///< the values route: block_bidiagonal_values' first step
     index_t batch;
     int m, n;    ///< A's shape
     int M, N;    ///< op(A)'s (M >= N)
@@ -61,7 +60,8 @@ inline constexpr int kBrdBisectionPoints = 1;
 /// other may end in either order. Every thread of the block calls it; it does not end with a
 /// barrier (a caller that then reuses d, e or scratch synchronises first).
 ///
-/// With presplit, the block first counts at one point a thread, evenly spaced over the
+/// With Paired (the count of two pivots a division, tgk_counts_below_paired), the block also
+/// first counts at one point a thread, evenly spaced over the
 /// bracket [0, 2 bound] of every value (blockDim.x points, counted into `counts`, shared
 /// memory apart from the rest), and each value starts from the two points around it: one step
 /// of the block's counts for the first log2(blockDim.x) bisection steps of every value, and
@@ -69,12 +69,13 @@ inline constexpr int kBrdBisectionPoints = 1;
 /// threshold as well.
 template <int P, bool Paired, class R>
 __device__ void block_bidiagonal_values(int N, const R* d, const R* e, R* out, R* scratch, int* counts,
-                                        core::BidiagonalBracket<R>& br, bool presplit) {
+                                        core::BidiagonalBracket<R>& br) {
+    constexpr bool presplit = Paired;
     const int tid = threadIdx.x, nt = blockDim.x, points = nt;
     if (tid == 0) br = core::bidiagonal_bracket<R>(N, d, e);
     __syncthreads();
     const R top = 2 * br.bound, step = top / R(points + 1);
-    if (presplit) {
+    if constexpr (presplit) {
         if (tid < points && br.bound != R(0)) {
             const R x = step * R(tid + 1);
             core::bidiagonal_detail::tgk_counts_below_paired<1>(N, d, e, std::ldexp(R(1), br.k), &x, &counts[tid],
@@ -191,7 +192,7 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
             if (fused) {  // W is free: the values' scratch
                 R* scratch = reinterpret_cast<R*>(W);  // N values, then Threads counts
                 block_bidiagonal_values<kBrdBisectionPoints, true>(N, d, e, p.s + b * p.s_stride, scratch,
-                                                                   reinterpret_cast<int*>(scratch + N), br, p.presplit);
+                                                                   reinterpret_cast<int*>(scratch + N), br);
                 if (p.sweeps && tid == 0) p.sweeps[b] = 0;
             }
         }
@@ -209,7 +210,7 @@ inline constexpr int kBrdValueThreads = 128;
 template <class R, int P, bool Paired>
 __global__ void __launch_bounds__(kBrdValueThreads)
     bidiagonal_values_kernel(const R* dg, const R* eg, int N, index_t batch, const int* info, R* s,
-                             index_t s_stride, int* sweeps, bool presplit) {
+                             index_t s_stride, int* sweeps) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
     R* d = reinterpret_cast<R*>(smem_raw);
     R* e = d + N;
@@ -227,7 +228,7 @@ __global__ void __launch_bounds__(kBrdValueThreads)
                 if (i + 1 < N) e[i] = eg[b * N + i];
             }
             __syncthreads();
-            block_bidiagonal_values<P, Paired>(N, d, e, sb, scratch, counts, br, presplit);
+            block_bidiagonal_values<P, Paired>(N, d, e, sb, scratch, counts, br);
         }
         if (sweeps && tid == 0) sweeps[b] = 0;
         __syncthreads();

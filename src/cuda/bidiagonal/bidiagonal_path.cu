@@ -242,7 +242,6 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
                        (form == ValuesForm::fused ||
                         (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
     if (fused) {
-        p.presplit = true;
         p.s = s;
         p.s_stride = s_stride;
         p.sweeps = opts.sweeps;
@@ -257,14 +256,13 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
     const std::size_t smem = 3 * std::size_t(N) * sizeof(R) + std::size_t(threads) * sizeof(int);
     const int points = bisection_points();
-    p.presplit = form == ValuesForm::separate_paired;
-    auto* kernel = p.presplit ? &bidiagonal_values_kernel<R, 1, true>
+    auto* kernel = form == ValuesForm::separate_paired ? &bidiagonal_values_kernel<R, 1, true>
                    : points == 1 ? &bidiagonal_values_kernel<R, 1, false>
                    : points == 7 ? &bidiagonal_values_kernel<R, 7, false>
                                  : &bidiagonal_values_kernel<R, 3, false>;
     if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     kernel<<<unsigned(std::min<index_t>(batch, index_t(1) << 20)), threads, smem, stream>>>(
-        p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps, p.presplit);
+        p.d, p.e, int(N), batch, info, s, s_stride, opts.sweeps);
     BATCHSVD_CUDA_CHECK_LAUNCH("bidiagonal_values_kernel");
 }
 
