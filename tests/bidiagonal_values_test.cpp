@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// core::bidiagonal_singular_values (bisection on the Golub-Kahan tridiagonal): agreement with
+// core::bidiagonal_singular_values (bisection on the Golub-Kahan tridiagonal) and
+// core::bidiagonal_singular_values_dqds (dqds, the GPU's fast form), each: agreement with
 // LAPACK on random bidiagonals (normwise), relative accuracy on graded bidiagonals against a
 // binary128 reference (every value above the reference's own accuracy floor), exact zeros and
 // splits, and exact equivariance under scaling by 2^+-1000 (double) / 2^+-120 (float).
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bidiagonal_dqds.hpp"
 #include "core/bidiagonal_values.hpp"
 #include "core/precision.hpp"
 #include "testing/generators.hpp"
@@ -44,12 +46,36 @@ Bidiagonal random_bidiagonal(int n, std::mt19937_64& rng) {
 
 template <class R> std::vector<R> to(const std::vector<double>& x) { return std::vector<R>(x.begin(), x.end()); }
 
-template <class R> std::vector<R> values(const std::vector<R>& d, const std::vector<R>& e) {
+enum class Method { bisection, dqds };
+
+const char* method_name(Method m) { return m == Method::dqds ? "dqds" : "bisection"; }
+
+template <Method M = Method::bisection, class R> std::vector<R> values(const std::vector<R>& d, const std::vector<R>& e) {
     const int n = int(d.size());
     std::vector<R> s(d.size(), R(-1));
-    bidiagonal_singular_values<R>(n, d.data(), e.data(), s.data());
+    if constexpr (M == Method::dqds) {
+        std::vector<double> work(5 * d.size() + 1, std::nan(""));
+        EXPECT_GE(core::bidiagonal_singular_values_dqds<R>(n, d.data(), e.data(), s.data(), work.data()), 0);
+    } else {
+        bidiagonal_singular_values<R>(n, d.data(), e.data(), s.data());
+    }
     return s;
 }
+
+/// Runs test<R, M> for both element types and both methods.
+#define BATCHSVD_BOTH_METHODS(test)                                   \
+    do {                                                              \
+        {                                                             \
+            SCOPED_TRACE("bisection");                                \
+            test<float, Method::bisection>();                         \
+            test<double, Method::bisection>();                        \
+        }                                                             \
+        {                                                             \
+            SCOPED_TRACE("dqds");                                     \
+            test<float, Method::dqds>();                              \
+            test<double, Method::dqds>();                             \
+        }                                                             \
+    } while (0)
 
 /// LAPACK's ?gesvd on the dense n x n bidiagonal.
 template <class R> std::vector<R> lapack_values(const std::vector<R>& d, const std::vector<R>& e) {
@@ -74,7 +100,7 @@ template <class R> void expect_close_normwise(const std::vector<R>& got, const s
 
 // ---- 1. random bidiagonals against LAPACK ----------------------------------------------------
 
-template <class R> void random_against_lapack() {
+template <class R, Method M> void random_against_lapack() {
     for (int n : {1, 2, 3, 10, 64, 300}) {
         for (int rep = 0; rep < 3; ++rep) {
             const std::uint64_t seed = testing::fresh_seed();
@@ -82,7 +108,7 @@ template <class R> void random_against_lapack() {
             std::mt19937_64 rng(seed);
             const Bidiagonal b = random_bidiagonal(n, rng);
             const std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
-            const std::vector<R> s = values(d, e), ref = lapack_values(d, e);
+            const std::vector<R> s = values<M>(d, e), ref = lapack_values(d, e);
             expect_descending(s);
             EXPECT_GT(s[0], R(0));
             expect_close_normwise(s, ref, 30.0 * n * unit_roundoff<R> * double(ref[0]));
@@ -91,8 +117,7 @@ template <class R> void random_against_lapack() {
 }
 
 TEST(BidiagonalValues, RandomAgreeWithLapack) {
-    random_against_lapack<float>();
-    random_against_lapack<double>();
+    BATCHSVD_BOTH_METHODS(random_against_lapack);
 }
 
 // ---- 2. graded bidiagonals, relatively, against binary128 ----------------------------------
@@ -134,7 +159,7 @@ template <class R> std::vector<long double> tgk_reference(const std::vector<R>& 
 // reference's error is then at most about u, relatively). In float the values agree to 2 n u
 // down to 1e-29 s_max; floor = 1e-24 (the reference's error at most 1e-10, relatively, and the
 // scaled block's underflow threshold over float's u, 1e-30, is below).
-template <class R> void graded_relative() {
+template <class R, Method M> void graded_relative() {
     const double decades = sizeof(R) == 8 ? 30.0 : 15.0;
     const long double floor = sizeof(R) == 8 ? 1e-18L : 1e-24L;
     for (bool monotone : {false, true}) {
@@ -146,7 +171,7 @@ template <class R> void graded_relative() {
                          " n = " + std::to_string(n) + ", seed " + std::to_string(seed));
             const Bidiagonal b = graded_bidiagonal(n, decades, monotone, rng);
             const std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
-            const std::vector<R> s = values(d, e);
+            const std::vector<R> s = values<M>(d, e);
             const std::vector<long double> ref = tgk_reference(d, e);
             expect_descending(s);
             const long double tol = 30.0L * n * unit_roundoff<R>;
@@ -164,8 +189,7 @@ template <class R> void graded_relative() {
 }
 
 TEST(BidiagonalValues, GradedRelativelyAccurate) {
-    graded_relative<float>();
-    graded_relative<double>();
+    BATCHSVD_BOTH_METHODS(graded_relative);
 }
 
 /// Reversal: P B^T P (P the exchange matrix) is upper bidiagonal with d and e reversed and has
@@ -176,7 +200,7 @@ TEST(BidiagonalValues, GradedRelativelyAccurate) {
 /// underflow guard (4 x the smallest normal, in units where the largest entry is in
 /// [1/2, 1)) is below 1e-25 (double) or 1e-9 (float) relatively. (Measured: agreement within
 /// 0.75 n u down to 1e-290 s_max in double and 1e-31 s_max in float, then it breaks down.)
-template <class R> void graded_reversal() {
+template <class R, Method M> void graded_reversal() {
     const double decades = sizeof(R) == 8 ? 200.0 : 20.0;
     const double floor = sizeof(R) == 8 ? 1e-280 : 1e-28;
     for (bool monotone : {false, true}) {
@@ -189,7 +213,7 @@ template <class R> void graded_reversal() {
             const Bidiagonal b = graded_bidiagonal(n, decades, monotone, rng);
             const std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
             const std::vector<R> dr(d.rbegin(), d.rend()), er(e.rbegin(), e.rend());
-            const std::vector<R> s = values(d, e), sr = values(dr, er);
+            const std::vector<R> s = values<M>(d, e), sr = values<M>(dr, er);
             expect_descending(s);
             expect_descending(sr);
             const double tol = 30.0 * n * unit_roundoff<R>;
@@ -206,8 +230,7 @@ template <class R> void graded_reversal() {
 }
 
 TEST(BidiagonalValues, GradedReversalAgrees) {
-    graded_reversal<float>();
-    graded_reversal<double>();
+    BATCHSVD_BOTH_METHODS(graded_reversal);
 }
 
 /// Entries whose squares underflow: B = [[f, t g_1 e_1^T], [0, t C]], t = 2^-700 (double) or
@@ -215,7 +238,7 @@ TEST(BidiagonalValues, GradedReversalAgrees) {
 /// superdiagonal +-[1/4, 1/2) (well conditioned). The coupling changes the values only
 /// by relative O(t^2), so B's values are |f| and t times C's (computed separately, at unit
 /// scale, and scaled exactly). A recurrence that squared the entries would lose t C entirely.
-template <class R> void tiny_entries() {
+template <class R, Method M> void tiny_entries() {
     const int p = sizeof(R) == 8 ? -700 : -80;
     for (int n : {2, 3, 8, 30}) {
         const std::uint64_t seed = testing::fresh_seed();
@@ -231,7 +254,7 @@ template <class R> void tiny_entries() {
         std::vector<R> d = {f}, e = {std::ldexp(draw(0.25, 0.5), p)};
         for (R x : dc) d.push_back(std::ldexp(x, p));
         for (R x : ec) e.push_back(std::ldexp(x, p));
-        const std::vector<R> s = values(d, e), sc = values(dc, ec);
+        const std::vector<R> s = values<M>(d, e), sc = values<M>(dc, ec);
         expect_descending(s);
         EXPECT_LE(std::fabs(s[0] - std::fabs(f)), 2 * unit_roundoff<R> * std::fabs(f));
         const double tol = 30.0 * n * unit_roundoff<R>;
@@ -243,13 +266,12 @@ template <class R> void tiny_entries() {
 }
 
 TEST(BidiagonalValues, TinyEntriesKeepRelativeAccuracy) {
-    tiny_entries<float>();
-    tiny_entries<double>();
+    BATCHSVD_BOTH_METHODS(tiny_entries);
 }
 
 // ---- 3. zeros and splits ---------------------------------------------------------------------
 
-template <class R> void zeros_and_splits() {
+template <class R, Method M> void zeros_and_splits() {
     constexpr R u = unit_roundoff<R>;
     const std::uint64_t seed = testing::fresh_seed();
     SCOPED_TRACE(std::string(type_name<R>()) + ", seed " + std::to_string(seed));
@@ -259,7 +281,7 @@ template <class R> void zeros_and_splits() {
         const Bidiagonal b = random_bidiagonal(n, rng);
         std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
         d[std::size_t(n / 2)] = 0;
-        const std::vector<R> s = values(d, e), ref = lapack_values(d, e);
+        const std::vector<R> s = values<M>(d, e), ref = lapack_values(d, e);
         expect_descending(s);
         EXPECT_EQ(s[std::size_t(n - 1)], R(0)) << "n = " << n;
         EXPECT_LE(s[std::size_t(n - 1)], u * s[0]);
@@ -271,7 +293,7 @@ template <class R> void zeros_and_splits() {
         const int n = 9;
         const Bidiagonal b = random_bidiagonal(n, rng);
         std::vector<R> d(std::size_t(n), R(0)), e = to<R>(b.e);
-        const std::vector<R> s = values(d, e);
+        const std::vector<R> s = values<M>(d, e);
         std::vector<R> want;
         for (R x : e) want.push_back(std::fabs(x));
         std::sort(want.begin(), want.end(), [](R x, R y) { return x > y; });
@@ -285,7 +307,7 @@ template <class R> void zeros_and_splits() {
         std::vector<R> d = {R(0.5), R(-3), R(0), R(1e-3), R(-0.0), R(2.25), R(-1e-3), R(7)};
         std::vector<R> e(d.size() - 1, R(0));
         e[2] = R(-0.0);
-        const std::vector<R> s = values(d, e);
+        const std::vector<R> s = values<M>(d, e);
         std::vector<R> want;
         for (R x : d) want.push_back(std::fabs(x));
         std::sort(want.begin(), want.end(), [](R x, R y) { return x > y; });
@@ -301,7 +323,7 @@ template <class R> void zeros_and_splits() {
         std::vector<R> d = to<R>(b.d), e = to<R>(b.e);
         for (int i : {0, 3, 4, 9, 14, 21}) e[std::size_t(i)] = 0;
         d[std::size_t(7 + rep)] = 0;  // in the block of rows 5..9 or 10..14
-        const std::vector<R> s = values(d, e), ref = lapack_values(d, e);
+        const std::vector<R> s = values<M>(d, e), ref = lapack_values(d, e);
         expect_descending(s);
         EXPECT_EQ(s[std::size_t(n - 1)], R(0));
         expect_close_normwise(s, ref, 30.0 * n * u * double(ref[0]));
@@ -309,20 +331,23 @@ template <class R> void zeros_and_splits() {
     // n = 0: nothing read, nothing written.
     {
         R sentinel = R(42);
-        bidiagonal_singular_values<R>(0, nullptr, nullptr, &sentinel);
+        if constexpr (M == Method::dqds) EXPECT_EQ(core::bidiagonal_singular_values_dqds<R>(0, nullptr, nullptr, &sentinel, nullptr), 0);
+        else bidiagonal_singular_values<R>(0, nullptr, nullptr, &sentinel);
         EXPECT_EQ(sentinel, R(42));
     }
     // 1 x 1: |d|.
     for (R x : {R(-2.5), R(3e-30), R(-0.0), R(1e30)}) {
         R s = R(-1);
-        bidiagonal_singular_values<R>(1, &x, nullptr, &s);
+        double work[5];
+        if constexpr (M == Method::dqds) core::bidiagonal_singular_values_dqds<R>(1, &x, nullptr, &s, work);
+        else bidiagonal_singular_values<R>(1, &x, nullptr, &s);
         EXPECT_EQ(s, std::fabs(x));
         EXPECT_FALSE(std::signbit(s));
     }
     // 2 x 2 of known values: [[1, 1], [0, 1]] has the golden ratio and its inverse.
     {
         const std::vector<R> d = {R(1), R(-1)}, e = {R(1)};
-        const std::vector<R> s = values(d, e);
+        const std::vector<R> s = values<M>(d, e);
         const double phi = (1 + std::sqrt(5.0)) / 2;
         EXPECT_LE(std::fabs(double(s[0]) - phi), 2 * u * phi);
         EXPECT_LE(std::fabs(double(s[1]) - 1 / phi), 2 * u / phi);
@@ -330,14 +355,13 @@ template <class R> void zeros_and_splits() {
 }
 
 TEST(BidiagonalValues, ZerosAndSplits) {
-    zeros_and_splits<float>();
-    zeros_and_splits<double>();
+    BATCHSVD_BOTH_METHODS(zeros_and_splits);
 }
 
 // ---- 4. extreme scaling ----------------------------------------------------------------------
 
 /// Entries of magnitude in [1/2, 2), random signs: scaled by 2^+-p they stay normal.
-template <class R> void scaling_exact() {
+template <class R, Method M> void scaling_exact() {
     const int p = sizeof(R) == 8 ? 1000 : 120;
     for (int n : {1, 2, 5, 40, 200}) {
         const std::uint64_t seed = testing::fresh_seed();
@@ -348,25 +372,41 @@ template <class R> void scaling_exact() {
         std::vector<R> d, e;
         for (int i = 0; i < n; ++i) d.push_back(R(sign(rng) ? -mag(rng) : mag(rng)));
         for (int i = 0; i + 1 < n; ++i) e.push_back(R(sign(rng) ? -mag(rng) : mag(rng)));
-        const std::vector<R> s = values(d, e);
+        const std::vector<R> s = values<M>(d, e);
         expect_descending(s);
         for (int sp : {p, -p}) {
             std::vector<R> ds = d, es = e;
             for (R& x : ds) x = std::ldexp(x, sp);
             for (R& x : es) x = std::ldexp(x, sp);
             for (R x : ds) ASSERT_TRUE(std::isnormal(x));
-            const std::vector<R> ss = values(ds, es);
+            const std::vector<R> ss = values<M>(ds, es);
             // Bitwise: the same block scaled by a power of two runs the same recurrence, and
-            // the scaled value's rounding (where it is subnormal) is the one ldexp gives.
-            for (int j = 0; j < n; ++j)
-                EXPECT_EQ(ss[std::size_t(j)], std::ldexp(s[std::size_t(j)], sp)) << "2^" << sp << ", j = " << j;
+            // the scaled value's rounding (where it is subnormal) is the one ldexp gives. dqds
+            // of a float matrix runs in double and rounds a subnormal value once, from double,
+            // where ldexp of its float result rounds twice: within one subnormal step there.
+            for (int j = 0; j < n; ++j) {
+                const R want = std::ldexp(s[std::size_t(j)], sp);
+                if (M == Method::dqds && !std::isnormal(want))
+                    EXPECT_LE(std::fabs(ss[std::size_t(j)] - want), std::numeric_limits<R>::denorm_min())
+                        << "2^" << sp << ", j = " << j;
+                else EXPECT_EQ(ss[std::size_t(j)], want) << "2^" << sp << ", j = " << j;
+            }
         }
     }
 }
 
 TEST(BidiagonalValues, ScalingByPowersOfTwoIsExact) {
-    scaling_exact<float>();
-    scaling_exact<double>();
+    BATCHSVD_BOTH_METHODS(scaling_exact);
+}
+
+/// dqds runs in double for float matrices: a float bidiagonal with values 0.29 and 2.7e-24
+/// (their squares' ratio below float's range) gave 0 for the smaller in float arithmetic.
+TEST(BidiagonalValues, DqdsOfFloatBeyondFloatSquares) {
+    const std::vector<float> d = {1.555e-07f, -4.020e-10f, 6.263e-09f, 1.445e-08f, -2.543e-06f},
+                             e = {-1.083e-01f, -6.561e-08f, -2.907e-01f, 2.306e-08f};
+    const std::vector<float> s = values<Method::dqds>(d, e), ref = values<Method::bisection>(d, e);
+    ASSERT_GT(ref[4], 1e-24f);
+    for (int j = 0; j < 5; ++j) EXPECT_LE(std::fabs(s[std::size_t(j)] - ref[std::size_t(j)]), 8 * unit_roundoff<float> * ref[std::size_t(j)]) << "j = " << j;
 }
 
 // ---- 5. one value by its index (the GPU's form) ---------------------------------------------

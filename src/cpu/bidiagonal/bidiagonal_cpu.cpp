@@ -10,7 +10,7 @@
 
 #include <omp.h>
 
-#include "core/bidiagonal_values.hpp"
+#include "core/bidiagonal_dqds.hpp"
 #include "cpu/batch_loops.hpp"
 #include "cpu/bidiagonal/bidiagonal_cpu.hpp"
 #include "cpu/bidiagonal/gebrd.hpp"
@@ -28,8 +28,9 @@ namespace {
 
 /// The bidiagonal's singular values, descending: LAPACK's ?lasq1 (dqds, Fernando and
 /// Parlett: relative accuracy, O(n^2) with a small constant) where the build has LAPACK,
-/// else, or where dqds reports a failure, bisection (core/bidiagonal_values.hpp, the GPU's
-/// form). dqds measured 5 to 20 times faster than the bisection on the development machine.
+/// else, or where ?lasq1 reports a failure, the GPU's dqds (core/bidiagonal_dqds.hpp, which
+/// takes the bisection of core/bidiagonal_values.hpp for the blocks it does not trust). dqds
+/// measured 5 to 20 times faster than the bisection on the development machine.
 /// d and e are destroyed.
 template <class R> void bidiagonal_values(int n, R* d, R* e, R* s, std::vector<R>& work) {
 #if defined(BATCHSVD_HAVE_LAPACK)
@@ -44,7 +45,8 @@ template <class R> void bidiagonal_values(int n, R* d, R* e, R* s, std::vector<R
 #else
     (void)work;
 #endif
-    core::bidiagonal_singular_values<R>(n, d, e, s);
+    std::vector<double> dq_work(std::size_t(5) * std::max(n, 1));
+    core::bidiagonal_singular_values_dqds<R>(n, d, e, s, dq_work.data());
 }
 
 using namespace isa_baseline::bidiagonal;

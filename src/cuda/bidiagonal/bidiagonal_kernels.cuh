@@ -6,6 +6,7 @@
 // (core::bidiagonal_value_at).
 #pragma once
 
+#include "core/bidiagonal_dqds.hpp"
 #include "core/bidiagonal_values.hpp"
 #include "cuda/bidiagonal/gebd2_block.cuh"
 #include "cuda/common/kernel_common.cuh"
@@ -27,6 +28,7 @@ template <class T> struct BrdParams {
     R* s;        ///< the values route in shared memory: the values (s_stride apart), else null
     index_t s_stride;
     int* sweeps; ///< the values route in shared memory: Options::sweeps (0 each), or null
+    bool dqds;   ///< the values route: dqds (one thread a matrix) rather than bisection (a thread a value)
     index_t batch;
     int m, n;    ///< A's shape
     int M, N;    ///< op(A)'s (M >= N)
@@ -34,12 +36,16 @@ template <class T> struct BrdParams {
 };
 
 /// Bytes of shared memory before d and e in the values route's fused kernel: the working
-/// matrix (ldw x N), which after the reduction holds the values' scratch (N values, then a
-/// count a thread), so at least that much; 16-byte aligned.
+/// matrix (ldw x N), which after the reduction holds the values' scratch (bisection: N values,
+/// then a count a thread; dqds: its 5N doubles, then N values), so at least that much;
+/// 16-byte aligned.
 template <class T, int Threads> __host__ __device__ inline std::size_t brd_fused_work_bytes(int ldw, int N) {
     std::size_t w = std::size_t(ldw) * std::size_t(N) * sizeof(T);
-    const std::size_t need = std::size_t(N) * sizeof(core::real_of_t<T>) + std::size_t(Threads) * sizeof(int);
-    if (need > w) w = need;
+    const std::size_t values = std::size_t(N) * sizeof(core::real_of_t<T>);
+    const std::size_t bisection = values + std::size_t(Threads) * sizeof(int);
+    const std::size_t dqds = 5 * std::size_t(N) * sizeof(double) + values;
+    if (bisection > w) w = bisection;
+    if (dqds > w) w = dqds;
     return (w + 15) / 16 * 16;
 }
 
@@ -189,7 +195,14 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
             }
         }
         if constexpr (kMayFuse) {
-            if (fused) {  // W is free: the values' scratch
+            if (fused && p.dqds) {  // W is free: dqds's 5N doubles, then the N values
+                double* work = reinterpret_cast<double*>(W);
+                R* vals = reinterpret_cast<R*>(work + 5 * N);
+                if (tid == 0) core::bidiagonal_singular_values_dqds<R>(N, d, e, vals, work);
+                __syncthreads();
+                for (int r = tid; r < N; r += Threads) p.s[b * p.s_stride + r] = vals[r];
+                if (p.sweeps && tid == 0) p.sweeps[b] = 0;
+            } else if (fused) {  // W is free: the values' scratch
                 R* scratch = reinterpret_cast<R*>(W);  // N values, then Threads counts
                 block_bidiagonal_values<kBrdBisectionPoints, true>(N, d, e, p.s + b * p.s_stride, scratch,
                                                                    reinterpret_cast<int*>(scratch + N), br);
@@ -232,6 +245,24 @@ __global__ void __launch_bounds__(kBrdValueThreads)
         }
         if (sweeps && tid == 0) sweeps[b] = 0;
         __syncthreads();
+    }
+}
+
+/// Singular values of each bidiagonal (d, e, N apart in the workspace), descending, into s, by
+/// dqds: a thread a matrix (core::bidiagonal_singular_values_dqds; its 5N doubles of work a
+/// matrix in `work`, global memory); NaN for a matrix whose info is not 0. Options::sweeps (when
+/// asked) 0. The values route where op(A) does not fit in shared memory, or past the fused form.
+template <class R>
+__global__ void bidiagonal_dqds_kernel(const R* dg, const R* eg, int N, index_t batch, const int* info, R* s,
+                                       index_t s_stride, int* sweeps, double* work) {
+    for (index_t b = index_t(blockIdx.x) * blockDim.x + threadIdx.x; b < batch; b += index_t(gridDim.x) * blockDim.x) {
+        R* sb = s + b * s_stride;
+        if (info[b] != 0) {
+            for (int r = 0; r < N; ++r) sb[r] = detail::quiet_nan<R>();
+        } else {
+            core::bidiagonal_singular_values_dqds<R>(N, dg + b * N, eg + b * N, sb, work + b * 5 * index_t(N));
+        }
+        if (sweeps) sweeps[b] = 0;
     }
 }
 

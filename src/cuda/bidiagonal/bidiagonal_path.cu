@@ -73,6 +73,27 @@ ValuesForm values_form() {
     return f;
 }
 
+/// How the values route finds the bidiagonal's values: dqds (a thread a matrix), or for
+/// measurements BATCHSVD_CUDA_BRD_METHOD = bisection (a thread a value, as before dqds).
+bool values_by_dqds() {
+    static const bool on = [] {
+        const char* e = std::getenv("BATCHSVD_CUDA_BRD_METHOD");
+        return !(e && std::string(e) == "bisection");
+    }();
+    return on;
+}
+
+/// Blocks an SM for matrices in global memory: BATCHSVD_CUDA_BRD_GLOBAL_BLOCKS = 1 to 4
+/// (measurements) instead of the rule in launch_gebrd_kernel (0).
+int global_blocks_per_sm() {
+    static const int v = [] {
+        const char* e = std::getenv("BATCHSVD_CUDA_BRD_GLOBAL_BLOCKS");
+        const int x = e ? std::atoi(e) : 0;
+        return x >= 1 && x <= 4 ? x : 0;
+    }();
+    return v;
+}
+
 template <class DT, int Threads, BrdStorage Storage, bool Values>
 void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
     auto* kernel = &gebrd_kernel<DT, Threads, Storage, Values>;
@@ -89,7 +110,9 @@ void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
         const double bytes = double(p.M) * double(p.N) * sizeof(DT);
         const double l2 = double(device_attribute(cudaDevAttrL2CacheSize));
         const index_t fit = std::max<index_t>(1, index_t(0.5 * l2 / bytes));
-        blocks = std::min({blocks, fit, 2 * index_t(device_attribute(cudaDevAttrMultiProcessorCount))});
+        const index_t sms = device_attribute(cudaDevAttrMultiProcessorCount);
+        if (const int per_sm = global_blocks_per_sm()) blocks = std::min(blocks, per_sm * sms);
+        else blocks = std::min({blocks, fit, 2 * sms});
     }
     kernel<<<unsigned(blocks), Threads, smem, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("gebrd_kernel");
@@ -160,7 +183,7 @@ template <class T> bool bidiagonal_values_fit(index_t m, index_t n) {
 
 template <class T> std::size_t bidiagonal_values_bytes(index_t m, index_t n) {
     const index_t M = std::max(m, n), N = std::min(m, n);
-    std::size_t bytes = 2 * std::size_t(N) * sizeof(real_t<T>);
+    std::size_t bytes = 2 * std::size_t(N) * sizeof(real_t<T>) + 5 * std::size_t(N) * sizeof(double);  // d, e; dqds
     if (!bidiagonal_values_fit<T>(m, n)) bytes += std::size_t(M) * std::size_t(N) * sizeof(T);
     return bytes;
 }
@@ -241,6 +264,7 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     const bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
                        (form == ValuesForm::fused ||
                         (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
+    p.dqds = values_by_dqds();
     if (fused) {
         p.s = s;
         p.s_stride = s_stride;
@@ -253,6 +277,19 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     p.e = de.get() + std::size_t(batch) * std::size_t(N);
     p.vstride = N;
     launch_gebrd<DT, true>(p, storage, stream);
+    if (p.dqds) {
+        // A thread a matrix, spread over the SMs: blocks of up to 32 threads, fewer where the
+        // batch would leave SMs without one.
+        DeviceBuffer<double> dq_work(5 * std::size_t(batch) * std::size_t(N), stream);
+        const index_t sms = device_attribute(cudaDevAttrMultiProcessorCount);
+        int threads = 1;
+        while (threads < 32 && index_t(threads) * sms < batch) threads *= 2;
+        const index_t blocks = std::min<index_t>((batch + threads - 1) / threads, index_t(1) << 20);
+        bidiagonal_dqds_kernel<R><<<unsigned(blocks), threads, 0, stream>>>(p.d, p.e, int(N), batch, info, s, s_stride,
+                                                                           opts.sweeps, dq_work.get());
+        BATCHSVD_CUDA_CHECK_LAUNCH("bidiagonal_dqds_kernel");
+        return;
+    }
     const int threads = int(std::min<index_t>(kBrdValueThreads, (N + 31) / 32 * 32));
     const std::size_t smem = 3 * std::size_t(N) * sizeof(R) + std::size_t(threads) * sizeof(int);
     const int points = bisection_points();
