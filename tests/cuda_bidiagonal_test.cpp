@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
@@ -15,8 +16,10 @@
 #include <vector>
 
 #include "batchsvd/bidiagonal.hpp"
+#include "cuda/bidiagonal/bidiagonal_path.hpp"
 #include "cuda/fused/fused_plan.hpp"
 #include "cuda_test_support.hpp"
+#include "testing/error_measures.hpp"
 #include "testing/generators.hpp"
 
 namespace batchsvd::test {
@@ -134,6 +137,63 @@ TEST(CudaBidiagonal, MixedPointersAndCpuBackendAreInvalid) {
         ADD_FAILURE() << "no error";
     } catch (const Error& err) {
         EXPECT_EQ(err.code(), ErrorCode::invalid_argument);
+    }
+}
+
+/// float64 values alone of a batch large enough for dqds (the call's batch from
+/// cuda::kDqdsFromBatch: a thread a matrix), from 17 columns where `automatic` takes the
+/// bidiagonal route there (from cuda::kDqdsMethodFromBatch): the route named, e4 against LAPACK on a sample of the matrices
+/// (random, and one of every family the harness has), descending, a NaN matrix's info
+/// and values, and device memory bitwise host memory.
+TEST(CudaBidiagonal, DqdsForLargeFloat64Batches) {
+    SKIP_WITHOUT_CUDA("the CUDA values route by dqds");
+    const index_t batch = std::max<index_t>(cuda::kDqdsFromBatch, cuda::kDqdsMethodFromBatch);
+    for (auto [m, n] : {std::pair<index_t, index_t>{17, 17}, {24, 20}, {40, 40}}) {
+        const index_t k = std::min(m, n);
+        const std::uint64_t seed = testing::fresh_seed();
+        SCOPED_TRACE("seed " + std::to_string(seed) + ", " + std::to_string(m) + "x" + std::to_string(n));
+        std::vector<double> a = testing::generate_batch<double>(testing::Family::random, m, n, batch, seed);
+        int j = 0;  // a sample of the other families among the random matrices
+        for (testing::Family f : testing::all_families) {
+            const std::vector<double> x = testing::generate_batch<double>(f, m, n, 1, seed + 1 + std::uint64_t(j));
+            std::copy(x.begin(), x.end(), a.begin() + (100 + j++) * m * n);
+        }
+        a[7 * m * n + 3] = std::numeric_limits<double>::quiet_NaN();
+        Options o;
+        o.compute_u = o.compute_v = false;
+        o.backend = Backend::cuda;
+        EXPECT_EQ(cuda::solve_path<double>(m, n, batch, o).rfind("bidiagonal", 0), 0u);
+        std::vector<double> s(std::size_t(k * batch), std::numeric_limits<double>::quiet_NaN());
+        std::vector<int> info(std::size_t(batch), 5);
+        gesvd<double>(m, n, batch, a.data(), s.data(), nullptr, nullptr, info.data(), o);
+        const double u = testing::unit_roundoff<double>();
+        for (index_t b = 0; b < batch; ++b) {
+            if (b == 7) {
+                EXPECT_EQ(info[b], info_nonfinite);
+                for (index_t i = 0; i < k; ++i) EXPECT_TRUE(std::isnan(s[b * k + i]));
+                continue;
+            }
+            ASSERT_EQ(info[b], 0) << "matrix " << b;
+            for (index_t i = 0; i < k; ++i) ASSERT_FALSE(std::isnan(s[b * k + i])) << "matrix " << b << ", " << i;
+            for (index_t i = 0; i + 1 < k; ++i) EXPECT_GE(s[b * k + i], s[b * k + i + 1]) << "matrix " << b;
+            if (b % 97 != 0 && (b < 100 || b >= 100 + j)) continue;  // LAPACK on a sample
+            const auto ref = testing::reference_singular_values<double>(m, n, a.data() + b * m * n, m);
+            double e4 = 0;
+            for (index_t i = 0; i < k; ++i) e4 += std::pow(s[b * k + i] - double(ref[i]), 2);
+            e4 = std::sqrt(e4) / (double(k) * std::max(1.0, double(ref[0])));
+            EXPECT_LT(e4, 30 * u) << "matrix " << b;
+        }
+        DeviceArray<double> da(a.size()), ds(s.size());
+        DeviceArray<int> di{std::size_t(batch)};
+        ASSERT_TRUE(da.p && ds.p && di.p);
+        to_device(da, a);
+        to_device(ds, std::vector<double>(s.size(), std::numeric_limits<double>::quiet_NaN()));
+        o.backend = Backend::automatic;
+        gesvd<double>(m, n, batch, MatrixBatch<const double>{da.p, m, m * n}, ds.p, k, MatrixBatch<double>{},
+                      MatrixBatch<double>{}, di.p, o);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_TRUE(same_bits(to_host(ds), s));
+        EXPECT_EQ(to_host(di), info);
     }
 }
 

@@ -362,7 +362,8 @@ class _Jax(_Hooks):
         return self.jax.device_put(self.jnp.zeros(shape, dtype=np.dtype(dtype)), self.dev)
 
     def zero_info(self, info):
-        return self._zeros(tuple(info.shape), np.int32)
+        # (info may be the extension's device buffer, which has no shape: wrapped first)
+        return self._zeros(tuple(self.wrap(info).shape), np.int32)
 
     def to_host_int(self, x):
         return np.asarray(x)

@@ -33,6 +33,15 @@ namespace batchsvd::core {
 
 namespace dqds_detail {
 
+/// An array of doubles `stride` apart: the GPU keeps the work of a warp's matrices
+/// interleaved (matrix b's entry i at b + i * batch), so that threads at the same step of
+/// their transforms read consecutive addresses.
+struct Strided {
+    double* p;
+    int stride;
+    BATCHSVD_HD double& operator[](int i) const { return p[(long long)i * stride]; }
+};
+
 /// The power of two, 2^target_exp, that the block's largest entry is scaled to (?lasq1's
 /// sqrt(eps / safe minimum)): its square is far from overflow, and the squares of entries
 /// down to 2^-(target_exp + 1021) (double) below the largest stay normal.
@@ -56,20 +65,30 @@ template <class R> struct TransformStats {
 /// False (the output incomplete) where a d comes out negative or a q-hat not positive.
 /// failed_last: the first failure is at the last d (every other positive), which is then dlast.
 template <class R>
-BATCHSVD_HD bool transform(int n0, const R* q, const R* e, R* qq, R* ee, R tau, TransformStats<R>& st,
+BATCHSVD_HD bool transform(int n0, Strided q, Strided e, Strided qq, Strided ee, R tau, TransformStats<R>& st,
                            bool& failed_last, R& dlast) {
     failed_last = false;
     R d = q[0] - tau;
     if (!(d >= R(0))) return false;
     R dmin = d;
+    // The next step's q and e are read a step ahead (two ahead of their use for q, e's pair),
+    // off the chain of divisions: on the GPU they come from L2.
+    R qa = q[1], ea = e[0], qb = n0 > 1 ? q[2] : R(0), eb = n0 > 1 ? e[1] : R(0);
     for (int j = 0; j < n0; ++j) {
         if (j == n0 - 2) { st.dmin[2] = dmin; st.dn[2] = d; }
         if (j == n0 - 1) { st.dmin[1] = dmin; st.dn[1] = d; }
-        const R qh = d + e[j];
+        const R qj1 = qa, ej = ea;
+        qa = qb;
+        ea = eb;
+        if (j + 2 < n0) {
+            qb = q[j + 3];
+            eb = e[j + 2];
+        }
+        const R qh = d + ej;
         if (!(qh > R(0))) return false;
-        const R t = q[j + 1] / qh;
+        const R t = qj1 / qh;
         qq[j] = qh;
-        ee[j] = e[j] * t;
+        ee[j] = ej * t;
         d = d * t - tau;
         if (!(d >= R(0))) {
             failed_last = j + 1 == n0 && d < R(0);
@@ -86,7 +105,7 @@ BATCHSVD_HD bool transform(int n0, const R* q, const R* e, R* qq, R* ee, R tau, 
 
 /// ?lasq4's case 4, the smallest d the last one (gam): the Rayleigh quotient residual bound from
 /// the products of e_j / q_j up the array, below gam.
-template <class R> BATCHSVD_HD R rayleigh_shift(int n0, const R* q, const R* e, R gam) {
+template <class R> BATCHSVD_HD R rayleigh_shift(int n0, Strided q, Strided e, R gam) {
     constexpr R cnst1 = R(0.563), cnst3 = R(1.05);
     R b2 = e[n0 - 1] / q[n0 - 1], a2 = b2;
     for (int j = n0 - 2; j >= 0; --j) {
@@ -126,7 +145,7 @@ inline constexpr int kTrustedRangeExp = 900;
 /// largest; in double every float value is within kTrustedRangeExp): its values into
 /// s[0..m), in no particular order. work: 5m doubles. Returns the number of transforms, or -1
 /// where the block did not converge or its values span more than kTrustedRangeExp (s then undefined).
-template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin* e, Rin* s, double* work) {
+template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin* e, Rin* s, double* work, int ws) {
     using R = double;
     constexpr R eps = 2 * precision<R>::unit_roundoff, tol = 100 * eps, tol2 = tol * tol;
     R amax = 0;
@@ -135,11 +154,9 @@ template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin
         if (i + 1 < m) amax = std::fmax(amax, std::fabs(e[i]));
     }
     const int k = scale<R>::target_exp - (std::ilogb(amax) + 1);
-    R* q = work;
-    R* ee = work + m;
-    R* q2 = work + 2 * m;
-    R* e2 = work + 3 * m;
-    R* w = work + 4 * m;  // the eigenvalues of B^T B (scaled), as they deflate
+    const long long block = (long long)m * ws;
+    Strided q{work, ws}, ee{work + block, ws}, q2{work + 2 * block, ws}, e2{work + 3 * block, ws};
+    const Strided w{work + 4 * block, ws};  // the eigenvalues of B^T B (scaled), as they deflate
     // Largest eigenvalues at the top (?lasq2's flip): the reversed bidiagonal has the same values.
     const R first = std::ldexp(R(std::fabs(d[0])), k), last = std::ldexp(R(std::fabs(d[m - 1])), k);
     const bool flip = R(1.5) * first * first < last * last;
@@ -212,7 +229,7 @@ template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin
             else tau *= R(0.25);
             ++transforms;
         }
-        R* t = q;
+        Strided t = q;
         q = q2;
         q2 = t;
         t = ee;
@@ -241,9 +258,11 @@ template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin
 /// 2^-100 (float) times the largest entry, below which the squares of the entries underflow).
 /// The matrix is split where e is exactly zero; 1 x 1 blocks give |d_i| exactly; a block with
 /// an exactly zero diagonal entry, or one whose dqds does not converge, takes the bisection
-/// (bidiagonal_values.hpp). work: 5n doubles (dqds runs in double for float matrices too).
+/// (bidiagonal_values.hpp). work: 5n doubles (dqds runs in double for float matrices too),
+/// work_stride apart (the GPU interleaves the work of a warp's matrices).
 /// Returns the number of dqds transforms. No heap allocation, no recursion: usable in a GPU thread.
-template <class R> BATCHSVD_HD int bidiagonal_singular_values_dqds(int n, const R* d, const R* e, R* s, double* work) {
+template <class R>
+BATCHSVD_HD int bidiagonal_singular_values_dqds(int n, const R* d, const R* e, R* s, double* work, int work_stride = 1) {
     static_assert(sizeof(R) == 4 || sizeof(R) == 8, "R: float or double");
     int transforms = 0, start = 0;
     bool zero = false;
@@ -254,7 +273,7 @@ template <class R> BATCHSVD_HD int bidiagonal_singular_values_dqds(int n, const 
         if (m == 1) {
             s[start] = std::fabs(d[start]);
         } else {
-            const int t = zero ? -1 : dqds_detail::block_values(m, d + start, e + start, s + start, work);
+            const int t = zero ? -1 : dqds_detail::block_values(m, d + start, e + start, s + start, work, work_stride);
             if (t < 0)
                 bidiagonal_detail::block_singular_values<bidiagonal_detail::points>(m, d + start, e + start, s + start);
             else transforms += t;

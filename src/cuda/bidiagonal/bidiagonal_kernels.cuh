@@ -3,7 +3,8 @@
 // bidiagonalises op(A) (A, or A^H when wide, so that the reduction is always the upper case;
 // LAPACK's lower case for m < n is exactly the upper case on A^H with tauq and taup exchanged),
 // then one block a matrix finds the bidiagonal's values, a thread a value
-// (core::bidiagonal_value_at).
+// (core::bidiagonal_value_at), or for large float64 batches a thread a matrix by dqds
+// (core::bidiagonal_singular_values_dqds).
 #pragma once
 
 #include "core/bidiagonal_dqds.hpp"
@@ -249,9 +250,10 @@ __global__ void __launch_bounds__(kBrdValueThreads)
 }
 
 /// Singular values of each bidiagonal (d, e, N apart in the workspace), descending, into s, by
-/// dqds: a thread a matrix (core::bidiagonal_singular_values_dqds; its 5N doubles of work a
-/// matrix in `work`, global memory); NaN for a matrix whose info is not 0. Options::sweeps (when
-/// asked) 0. The values route where op(A) does not fit in shared memory, or past the fused form.
+/// dqds: a thread a matrix (core::bidiagonal_singular_values_dqds; its 5N doubles of work in
+/// `work`, global memory, interleaved: matrix b's entry i at b + i * batch, so that a warp's
+/// threads at the same step of their transforms read one or two lines); NaN for a matrix
+/// whose info is not 0. Options::sweeps (when asked) 0.
 template <class R>
 __global__ void bidiagonal_dqds_kernel(const R* dg, const R* eg, int N, index_t batch, const int* info, R* s,
                                        index_t s_stride, int* sweeps, double* work) {
@@ -260,7 +262,7 @@ __global__ void bidiagonal_dqds_kernel(const R* dg, const R* eg, int N, index_t 
         if (info[b] != 0) {
             for (int r = 0; r < N; ++r) sb[r] = detail::quiet_nan<R>();
         } else {
-            core::bidiagonal_singular_values_dqds<R>(N, dg + b * N, eg + b * N, sb, work + b * 5 * index_t(N));
+            core::bidiagonal_singular_values_dqds<R>(N, dg + b * N, eg + b * N, sb, work + b, int(batch));
         }
         if (sweeps) sweeps[b] = 0;
     }

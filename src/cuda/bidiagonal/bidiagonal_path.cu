@@ -15,6 +15,7 @@
 #include "cuda/common/device_attribute.hpp"
 #include "cuda/common/device_buffer.hpp"
 #include "cuda/common/host_staging.hpp"
+#include "cuda/common/planning_batch.hpp"
 #include "cuda/common/smem_limit.hpp"
 
 namespace batchsvd::cuda {
@@ -73,14 +74,18 @@ ValuesForm values_form() {
     return f;
 }
 
-/// How the values route finds the bidiagonal's values: dqds (a thread a matrix), or for
-/// measurements BATCHSVD_CUDA_BRD_METHOD = bisection (a thread a value, as before dqds).
-bool values_by_dqds() {
-    static const bool on = [] {
+/// How the values route finds the bidiagonal's values: automatic (bisection in the reduction's
+/// block; dqds in the separate kernel from kDqdsFromBatch matrices), or for measurements
+/// BATCHSVD_CUDA_BRD_METHOD = dqds (dqds everywhere, one thread of the block in the fused form)
+/// or bisection (bisection everywhere, as before dqds).
+enum class ValuesMethod { automatic, dqds, bisection };
+ValuesMethod values_method() {
+    static const ValuesMethod m = [] {
         const char* e = std::getenv("BATCHSVD_CUDA_BRD_METHOD");
-        return !(e && std::string(e) == "bisection");
+        const std::string v = e ? e : "";
+        return v == "dqds" ? ValuesMethod::dqds : v == "bisection" ? ValuesMethod::bisection : ValuesMethod::automatic;
     }();
-    return on;
+    return m;
 }
 
 /// Blocks an SM for matrices in global memory: BATCHSVD_CUDA_BRD_GLOBAL_BLOCKS = 1 to 4
@@ -94,6 +99,9 @@ int global_blocks_per_sm() {
     return v;
 }
 
+/// Bytes of matrix up to which gebrd in global memory takes one block an SM (launch_gebrd_kernel).
+constexpr double kGlobalOneBlockBytes = 300 * 1024;
+
 template <class DT, int Threads, BrdStorage Storage, bool Values>
 void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
     auto* kernel = &gebrd_kernel<DT, Threads, Storage, Values>;
@@ -104,15 +112,16 @@ void launch_gebrd_kernel(const BrdParams<DT>& p, cudaStream_t stream) {
                              : brd_smem<DT>(p.M, p.N);
         if (smem > 48 * 1024) BATCHSVD_CUDA_CHECK(allow_dynamic_smem(kernel, smem));
     } else {
-        // Matrices in global memory: every step reads the trailing matrix twice, so only as many
-        // blocks as keep the matrices being reduced within half of L2 (at least one, at most two
-        // an SM): from DRAM, 1000 float64 matrices of 512^2 would move about 1.4 TB.
+        // Matrices in global memory: every step reads and writes the trailing matrix twice.
+        // Blocks an SM by measurement (H100, gebrd of 1000 matrices, one to four blocks an SM,
+        // docs/bidiagonal.md): one up to about 300 KB of matrix (float64 176^2 25.6 ms against
+        // 41 with two or four), four above (float64 256^2 122 ms against 163 with two and 200
+        // with one; 512^2 1.00 s, as two). As many as kept the matrices within half of L2 (the
+        // rule before) was slower at every size: float64 256^2 287 ms, 512^2 5.5 s.
         const double bytes = double(p.M) * double(p.N) * sizeof(DT);
-        const double l2 = double(device_attribute(cudaDevAttrL2CacheSize));
-        const index_t fit = std::max<index_t>(1, index_t(0.5 * l2 / bytes));
         const index_t sms = device_attribute(cudaDevAttrMultiProcessorCount);
         if (const int per_sm = global_blocks_per_sm()) blocks = std::min(blocks, per_sm * sms);
-        else blocks = std::min({blocks, fit, 2 * sms});
+        else blocks = std::min<index_t>(blocks, (bytes <= kGlobalOneBlockBytes ? 1 : 4) * sms);
     }
     kernel<<<unsigned(blocks), Threads, smem, stream>>>(p);
     BATCHSVD_CUDA_CHECK_LAUNCH("gebrd_kernel");
@@ -261,10 +270,17 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     DeviceBuffer<DT> work;
     const ValuesForm form = values_form();
     const BrdStorage storage = working_storage(p, false, work, stream);
-    const bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
-                       (form == ValuesForm::fused ||
-                        (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
-    p.dqds = values_by_dqds();
+    bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
+                 (form == ValuesForm::fused ||
+                  (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
+    const ValuesMethod method = values_method();
+    // automatic: float64 (and complex128's real bidiagonal) from kDqdsFromBatch matrices of the
+    // call (planning_batch: every chunk alike) by dqds in the separate kernel, at every order
+    // (it beat the fused form's bisection too), else bisection; float32's bisection runs in
+    // float arithmetic and beat dqds, which runs in double.
+    const bool dqds_auto = sizeof(R) == 8 && planning_batch(batch) >= kDqdsFromBatch;
+    p.dqds = method == ValuesMethod::dqds || (method == ValuesMethod::automatic && dqds_auto);
+    if (p.dqds && method == ValuesMethod::automatic) fused = false;
     if (fused) {
         p.s = s;
         p.s_stride = s_stride;
@@ -304,11 +320,13 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
 }
 
 template <class T> bool bidiagonal_values_faster(index_t m, index_t n, index_t batch) {
-    (void)batch;  // (measured at batches of 1000 and 10000)
     using DT = device_scalar_t<T>;
     const index_t M = std::max(m, n), N = std::min(m, n);
     if constexpr (!std::is_same_v<T, real_t<T>>) return false;  // complex: not measured
-    if (N < kBidiagonalValuesFrom || 4 * M > 5 * N || !bidiagonal_values_fit<T>(m, n)) return false;
+    // float64 by dqds (kDqdsMethodFromBatch matrices or more) from 17 columns, else from 33.
+    const index_t from =
+        sizeof(T) == 8 && batch >= kDqdsMethodFromBatch ? kBidiagonalDqdsValuesFrom : kBidiagonalValuesFrom;
+    if (N < from || 4 * M > 5 * N || !bidiagonal_values_fit<T>(m, n)) return false;
     if constexpr (sizeof(T) == 4) return true;
     // float64: while two blocks fit on an SM (one block an SM left 128^2 at 0.74x the Jacobi
     // iteration's speed, against 1.23x at 112^2).
