@@ -409,6 +409,25 @@ TEST(BidiagonalValues, DqdsOfFloatBeyondFloatSquares) {
     for (int j = 0; j < 5; ++j) EXPECT_LE(std::fabs(s[std::size_t(j)] - ref[std::size_t(j)]), 8 * unit_roundoff<float> * ref[std::size_t(j)]) << "j = " << j;
 }
 
+/// The GPU interleaves the dqds work of its matrices (work_stride = batch): the same values,
+/// bitwise, as contiguous work, the other matrices' entries between untouched.
+TEST(BidiagonalValues, DqdsInterleavedWorkGivesTheSameValues) {
+    const std::uint64_t seed = testing::fresh_seed();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    for (int n : {2, 7, 40}) {
+        const int stride = 5;
+        const Bidiagonal b = random_bidiagonal(n, rng);
+        const std::vector<double> d = b.d, e = b.e;
+        const std::vector<double> want = values<Method::dqds>(d, e);
+        std::vector<double> work(std::size_t(5 * n * stride), -7.0), s(std::size_t(n), -1.0);
+        core::bidiagonal_singular_values_dqds<double>(n, d.data(), e.data(), s.data(), work.data() + 2, stride);
+        for (int j = 0; j < n; ++j) EXPECT_EQ(s[std::size_t(j)], want[std::size_t(j)]) << "n = " << n << ", j = " << j;
+        for (std::size_t i = 0; i < work.size(); ++i)
+            if (int(i % stride) != 2) EXPECT_EQ(work[i], -7.0) << "n = " << n << ", entry " << i;
+    }
+}
+
 // ---- 5. one value by its index (the GPU's form) ---------------------------------------------
 
 /// Every value by its index, P points a bisection step (the GPU takes 1; 3 and 7 are selectable).
