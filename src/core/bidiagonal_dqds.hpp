@@ -2,9 +2,11 @@
 // Singular values of a real upper bidiagonal matrix by the dqds algorithm (Fernando & Parlett
 // 1994, "Accurate singular values and differential qd algorithms"; Parlett & Marques 2000, "An
 // implementation of the dqds algorithm (positive case)"; LAPACK ?lasq1-?lasq6 implement it).
-// One thread, O(n^2) with about two transforms a value: the GPU's fast form of the values of
-// a bidiagonal, beside the bisection of bidiagonal_values.hpp (O(n^2) too, but some 50
-// counts of n divisions a value).
+// One thread, O(n^2): about 3.5 n^2 divisions a matrix on random bidiagonals (6 to 9
+// transforms a value, as LAPACK's dlasq1 takes), where the bisection of
+// bidiagonal_values.hpp takes some 50 counts of n divisions a value. Always in double
+// arithmetic (float matrices too), and a block whose values span more than double's squares
+// can hold goes to the bisection (kTrustedRangeExp).
 //
 // The qd array holds q_i = d_i^2 and e_i = e_i^2 (of the block scaled by a power of two) and
 // represents B^T B = L U; a dqds transform with shift tau < lambda_min gives the qd array of
@@ -42,16 +44,10 @@ struct Strided {
     BATCHSVD_HD double& operator[](int i) const { return p[(long long)i * stride]; }
 };
 
-/// The power of two, 2^target_exp, that the block's largest entry is scaled to (?lasq1's
-/// sqrt(eps / safe minimum)): its square is far from overflow, and the squares of entries
-/// down to 2^-(target_exp + 1021) (double) below the largest stay normal.
-template <class R> struct scale;
-template <> struct scale<float> {
-    static constexpr int target_exp = 51;  // sqrt(2^-23 / 2^-126), rounded down
-};
-template <> struct scale<double> {
-    static constexpr int target_exp = 485;  // sqrt(2^-52 / 2^-1022)
-};
+/// The power of two, 2^485, that a block's largest entry is scaled to (?lasq1's
+/// sqrt(eps / safe minimum) in double, sqrt(2^-52 / 2^-1022)): its square is far from
+/// overflow, and the entries down to about 2^-996 of the largest stay normal when squared.
+inline constexpr int kScaleExp = 485;
 
 /// What a transform leaves for the next shift: the smallest d and the last d of the array, and
 /// of the array without its last one and two entries (for after a deflation: the d's of a
@@ -153,7 +149,7 @@ template <class Rin> BATCHSVD_HD int block_values(int m, const Rin* d, const Rin
         amax = std::fmax(amax, std::fabs(d[i]));
         if (i + 1 < m) amax = std::fmax(amax, std::fabs(e[i]));
     }
-    const int k = scale<R>::target_exp - (std::ilogb(amax) + 1);
+    const int k = kScaleExp - (std::ilogb(amax) + 1);
     const long long block = (long long)m * ws;
     Strided q{work, ws}, ee{work + block, ws}, q2{work + 2 * block, ws}, e2{work + 3 * block, ws};
     const Strided w{work + 4 * block, ws};  // the eigenvalues of B^T B (scaled), as they deflate
