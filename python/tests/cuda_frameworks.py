@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CUDA array frameworks of the GPU tests of hsvd, eigh_indefinite and gebrd: each turns a
-NumPy array into a CUDA array of its framework and back (checking that a result is one), and
-skips the calling case with the reason where the framework is not importable, has no CUDA
-device, or batchsvd has no CUDA backend."""
+"""The CUDA array frameworks of the GPU tests of hsvd, eigh_indefinite and gebrd (and jax_gpu,
+for the JAX cases of the others): each turns a NumPy array into a CUDA array of its framework
+and back (checking that a result is one), and skips the calling case with the reason where
+the framework is not importable, has no CUDA device, or batchsvd has no CUDA backend."""
 import numpy as np
 import pytest
 
@@ -42,17 +42,25 @@ class _CuPy:
         return self.cupy.asnumpy(x)
 
 
+def jax_gpu():
+    """(jax, its first GPU) with 64-bit types enabled, or the calling case skipped with the
+    reason: JAX not importable, no GPU for JAX, or batchsvd without a usable CUDA backend."""
+    jax = pytest.importorskip("jax", reason="JAX is not importable: its GPU case not run")
+    jax.config.update("jax_enable_x64", True)  # float64 and complex128 stay what they are
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        pytest.skip("no GPU for JAX: its GPU case not run")
+    if not batchsvd.cuda_available():
+        pytest.skip("batchsvd has no usable CUDA backend here: the GPU cases are not run")
+    return jax, gpus[0]
+
+
 class _Jax:
     def __init__(self):
-        jax = pytest.importorskip("jax", reason="JAX is not importable: its GPU case not run")
-        jax.config.update("jax_enable_x64", True)  # float64 and complex128 stay what they are
-        try:
-            gpus = jax.devices("gpu")
-        except RuntimeError:
-            gpus = []
-        if not gpus:
-            pytest.skip("no GPU for JAX: its GPU case not run")
-        self.jax, self.gpu = jax, gpus[0]
+        self.jax, self.gpu = jax_gpu()
 
     def to_device(self, x):
         return self.jax.device_put(x, self.gpu)

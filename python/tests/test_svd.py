@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import batchsvd
+from cuda_frameworks import jax_gpu
 from svd_measures import UNIT, error_measures
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
@@ -318,23 +319,9 @@ def test_cupy_stream_ordering():
     assert float(cupy.abs(s - ref).max()) < 1e-12 * float(ref.max())
 
 
-def _jax_gpu():
-    jax = pytest.importorskip("jax")
-    jax.config.update("jax_enable_x64", True)  # float64 and complex128 stay what they are
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    if not gpus:
-        pytest.skip("no GPU for JAX")
-    if not batchsvd.cuda_available():
-        pytest.skip("batchsvd was built without the CUDA backend")
-    return jax, gpus[0]
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_jax_gpu_round_trip(dtype):
-    jax, gpu = _jax_gpu()
+    jax, gpu = jax_gpu()
     a_np = family(rng("jax", dtype), "logrand", 20, 12, dtype, (2, 9))
     a = jax.device_put(a_np, gpu)
     u, s, vh = batchsvd.svd(a)
@@ -348,7 +335,7 @@ def test_jax_gpu_round_trip(dtype):
 
 
 def test_jax_gpu_waits_for_its_producer():
-    jax, gpu = _jax_gpu()
+    jax, gpu = jax_gpu()
     import jax.numpy as jnp
     a = jax.device_put(np.random.default_rng(1).standard_normal((3000, 32, 32)), gpu)
 
@@ -388,7 +375,7 @@ def test_inputs_are_read_in_place():
         batchsvd.svd(c)
         assert batchsvd._batchsvd._last_input_pointer() == c.data.ptr
     try:
-        jax, gpu = _jax_gpu()
+        jax, gpu = jax_gpu()
     except pytest.skip.Exception:
         jax = None
     if jax is not None:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import batchsvd
+from cuda_frameworks import jax_gpu
 from svd_measures import random_matrices
 
 SEED = int(os.environ.get("BATCHSVD_TEST_SEED", np.random.SeedSequence().entropy % (2**63)))
@@ -334,20 +335,6 @@ def _cupy_cuda():
     return cupy
 
 
-def _jax_gpu():
-    jax = pytest.importorskip("jax", reason="JAX is not installed")
-    jax.config.update("jax_enable_x64", True)
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
-    if not gpus:
-        pytest.skip("no GPU for JAX")
-    if not batchsvd.cuda_available():
-        pytest.skip("batchsvd was built without the CUDA backend")
-    return jax, gpus[0]
-
-
 def _check_gpu_list(mats_np, us, ss, vhs, info, sweeps, to_np):
     for i, a in enumerate(mats_np):
         ref = np.linalg.svd(a.astype(np.complex128), compute_uv=False)
@@ -425,7 +412,7 @@ def test_cupy_list():
 
 
 def test_jax_gpu_list():
-    jax, gpu = _jax_gpu()
+    jax, gpu = jax_gpu()
     mats_np = [np.ascontiguousarray(a) for a in _layouts("float64", SEED + 9)] + [np.zeros((3, 0))]
     mats = [jax.device_put(a, gpu) for a in mats_np]
     us, ss, vhs, info, sweeps = batchsvd.svd(mats, return_info="sweeps")

@@ -277,12 +277,7 @@ BATCHSVD_HD int bidiagonal_singular_values_dqds(int n, const R* d, const R* e, R
         start = i + 1;
         zero = false;
     }
-    for (int i = 1; i < n; ++i) {  // descending: insertion sort (the blocks' values come nearly sorted)
-        const R v = s[i];
-        int j = i;
-        for (; j > 0 && s[j - 1] < v; --j) s[j] = s[j - 1];
-        s[j] = v;
-    }
+    bidiagonal_detail::sort_descending(n, s);
     return transforms;
 }
 

@@ -152,6 +152,17 @@ template <int P, class R> BATCHSVD_HD void narrow_bracket(const R* x, const int*
     if (j < P) hi = std::fmin(hi, x[j + 1]);
 }
 
+/// s[0..n) in descending order: insertion sort (no allocation; the blocks' values come nearly
+/// sorted, so about O(n)).
+template <class R> BATCHSVD_HD void sort_descending(int n, R* s) {
+    for (int i = 1; i < n; ++i) {
+        const R v = s[i];
+        int j = i;
+        for (; j > 0 && s[j - 1] < v; --j) s[j] = s[j - 1];
+        s[j] = v;
+    }
+}
+
 }  // namespace bidiagonal_detail
 
 /// Where the bisection of an n x n bidiagonal (or of one unreduced block of it) starts: the
@@ -261,13 +272,8 @@ template <class R> BATCHSVD_HD void bidiagonal_singular_values(int n, const R* d
         else bidiagonal_detail::block_singular_values<bidiagonal_detail::points>(m, d + start, e + start, s + start);
         start = i + 1;
     }
-    // Merge the blocks' values (and ties a block left out of order): insertion sort, descending.
-    for (int i = 1; i < n; ++i) {
-        const R v = s[i];
-        int j = i;
-        for (; j > 0 && s[j - 1] < v; --j) s[j] = s[j - 1];
-        s[j] = v;
-    }
+    // Merge the blocks' values (and ties a block left out of order).
+    bidiagonal_detail::sort_descending(n, s);
 }
 
 /// The singular value of index r (0: the largest) of the n x n upper bidiagonal matrix (d, e),

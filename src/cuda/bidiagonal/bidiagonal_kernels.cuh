@@ -29,7 +29,6 @@ template <class T> struct BrdParams {
     R* s;        ///< the values route in shared memory: the values (s_stride apart), else null
     index_t s_stride;
     int* sweeps; ///< the values route in shared memory: Options::sweeps (0 each), or null
-    bool dqds;   ///< the values route: dqds (one thread a matrix) rather than bisection (a thread a value)
     index_t batch;
     int m, n;    ///< A's shape
     int M, N;    ///< op(A)'s (M >= N)
@@ -37,16 +36,12 @@ template <class T> struct BrdParams {
 };
 
 /// Bytes of shared memory before d and e in the values route's fused kernel: the working
-/// matrix (ldw x N), which after the reduction holds the values' scratch (bisection: N values,
-/// then a count a thread; dqds: its 5N doubles, then N values), so at least that much;
-/// 16-byte aligned.
+/// matrix (ldw x N), which after the reduction holds the values' scratch (N values, then a
+/// count a thread), so at least that much; 16-byte aligned.
 template <class T, int Threads> __host__ __device__ inline std::size_t brd_fused_work_bytes(int ldw, int N) {
     std::size_t w = std::size_t(ldw) * std::size_t(N) * sizeof(T);
-    const std::size_t values = std::size_t(N) * sizeof(core::real_of_t<T>);
-    const std::size_t bisection = values + std::size_t(Threads) * sizeof(int);
-    const std::size_t dqds = 5 * std::size_t(N) * sizeof(double) + values;
-    if (bisection > w) w = bisection;
-    if (dqds > w) w = dqds;
+    const std::size_t need = std::size_t(N) * sizeof(core::real_of_t<T>) + std::size_t(Threads) * sizeof(int);
+    if (need > w) w = need;
     return (w + 15) / 16 * 16;
 }
 
@@ -196,14 +191,7 @@ __global__ void __launch_bounds__(Threads) gebrd_kernel(const BrdParams<T> p) {
             }
         }
         if constexpr (kMayFuse) {
-            if (fused && p.dqds) {  // W is free: dqds's 5N doubles, then the N values
-                double* work = reinterpret_cast<double*>(W);
-                R* vals = reinterpret_cast<R*>(work + 5 * N);
-                if (tid == 0) core::bidiagonal_singular_values_dqds<R>(N, d, e, vals, work);
-                __syncthreads();
-                for (int r = tid; r < N; r += Threads) p.s[b * p.s_stride + r] = vals[r];
-                if (p.sweeps && tid == 0) p.sweeps[b] = 0;
-            } else if (fused) {  // W is free: the values' scratch
+            if (fused) {  // W is free: the values' scratch
                 R* scratch = reinterpret_cast<R*>(W);  // N values, then Threads counts
                 block_bidiagonal_values<kBrdBisectionPoints, true>(N, d, e, p.s + b * p.s_stride, scratch,
                                                                    reinterpret_cast<int*>(scratch + N), br);

@@ -74,10 +74,11 @@ ValuesForm values_form() {
     return f;
 }
 
-/// How the values route finds the bidiagonal's values: automatic (bisection in the reduction's
-/// block; dqds in the separate kernel from kDqdsFromBatch matrices), or for measurements
-/// BATCHSVD_CUDA_BRD_METHOD = dqds (dqds everywhere, one thread of the block in the fused form)
-/// or bisection (bisection everywhere, as before dqds).
+/// How the values route finds the bidiagonal's values: automatic (dqds in the separate kernel
+/// for float64 from kDqdsFromBatch matrices, else bisection), or for measurements
+/// BATCHSVD_CUDA_BRD_METHOD = dqds (dqds in the separate kernel at every batch and precision)
+/// or bisection (bisection everywhere, as before dqds). (dqds in one thread of the
+/// reduction's block measured slower than that block's bisection: docs/bidiagonal.md.)
 enum class ValuesMethod { automatic, dqds, bisection };
 ValuesMethod values_method() {
     static const ValuesMethod m = [] {
@@ -270,18 +271,17 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     DeviceBuffer<DT> work;
     const ValuesForm form = values_form();
     const BrdStorage storage = working_storage(p, false, work, stream);
-    bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
-                 (form == ValuesForm::fused ||
-                  (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
+    const bool fused = storage == BrdStorage::shared && brd_in_smem<DT>(p.M, p.N, brd_values_smem<DT>(N)) &&
+                       (form == ValuesForm::fused ||
+                        (form == ValuesForm::automatic && brd_smem<DT>(p.M, p.N) <= kFusedValuesMaxBytes));
     const ValuesMethod method = values_method();
     // automatic: float64 (and complex128's real bidiagonal) from kDqdsFromBatch matrices of the
     // call (planning_batch: every chunk alike) by dqds in the separate kernel, at every order
     // (it beat the fused form's bisection too), else bisection; float32's bisection runs in
     // float arithmetic and beat dqds, which runs in double.
     const bool dqds_auto = sizeof(R) == 8 && planning_batch(batch) >= kDqdsFromBatch;
-    p.dqds = method == ValuesMethod::dqds || (method == ValuesMethod::automatic && dqds_auto);
-    if (p.dqds && method == ValuesMethod::automatic) fused = false;
-    if (fused) {
+    const bool dqds = method == ValuesMethod::dqds || (method == ValuesMethod::automatic && dqds_auto);
+    if (fused && !dqds) {
         p.s = s;
         p.s_stride = s_stride;
         p.sweeps = opts.sweeps;
@@ -293,7 +293,7 @@ void svdvals_bidiagonal(index_t m, index_t n, index_t batch, MatrixBatch<const T
     p.e = de.get() + std::size_t(batch) * std::size_t(N);
     p.vstride = N;
     launch_gebrd<DT, true>(p, storage, stream);
-    if (p.dqds) {
+    if (dqds) {
         // A thread a matrix, spread over the SMs: blocks of up to 32 threads, fewer where the
         // batch would leave SMs without one.
         DeviceBuffer<double> dq_work(5 * std::size_t(batch) * std::size_t(N), stream);
